@@ -1,0 +1,142 @@
+// Symbolic expressions: a hash-consed DAG with constant folding, simplification and exact
+// symbolic differentiation. Every model equation in tether is an `Expr` in a `Context`.
+//
+// Structural sharing: a `Context` interns every node, so two structurally equal expressions
+// have the same id and equality is `a == b`. Nodes are immutable; an `Expr` is a 32-bit handle
+// valid only together with the `Context` that created it.
+//
+// Simplifications applied on construction (so derivatives stay small):
+//   constant folding of every operation on constants (when the result is finite),
+//   0 + x → x, x − 0 → x, x − x → 0, 0 − x → −x, 0·x → 0, 1·x → x, −1·x → −x,
+//   x / 1 → x, 0 / x → 0, x / x → 1, x^0 → 1, x^1 → x, 1^x → 1, −(−x) → x,
+//   commutative operands of + and · put in a canonical order (constants first).
+// `0·x → 0` and `x/x → 1` assume x finite and x ≠ 0 respectively, as every CAS does; the
+// compiled program still reports non-finite values wherever the original would produce them
+// at run time through the remaining nodes.
+//
+// Derivatives of the non-smooth functions (documented choice, used consistently):
+//   d|x|/dx = sign(x) (0 at x = 0);   d sign(x)/dx = 0;
+//   d min(a,b) = (a ≤ b ? da : db);   d max(a,b) = (a ≥ b ? da : db)  — one-sided at ties,
+//   expressed with the node `Select(c, p, q) = c > 0 ? p : q` (c = b − a + 0 for min).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tether::expr {
+
+// Node kinds. Unary functions take one operand, binary ones two, `kSelect` three.
+enum class Op : std::uint8_t {
+  kConstant,
+  kSymbol,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kPow,
+  kNeg,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kAtan2,
+  kSinh,
+  kCosh,
+  kTanh,
+  kExp,
+  kLog,
+  kSqrt,
+  kAbs,
+  kSign,
+  kMin,
+  kMax,
+  kSelect,  // Select(c, p, q) = c > 0 ? p : q
+};
+
+// Handle to a node of a `Context`. Default-constructed handles are invalid.
+struct Expr {
+  static constexpr std::uint32_t kInvalid = 0xffffffffu;
+  std::uint32_t id = kInvalid;
+
+  [[nodiscard]] bool valid() const { return id != kInvalid; }
+  friend bool operator==(Expr a, Expr b) { return a.id == b.id; }
+  friend bool operator!=(Expr a, Expr b) { return a.id != b.id; }
+};
+
+struct ExprHash {
+  std::size_t operator()(Expr e) const { return e.id; }
+};
+
+// Owns the nodes. Not thread-safe for construction; const methods may be called concurrently.
+// Not copyable (handles would be ambiguous); share it through std::shared_ptr.
+class Context {
+ public:
+  Context();
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  Context(Context&&) noexcept;
+  Context& operator=(Context&&) noexcept;
+
+  // Leaves.
+  Expr Constant(double value);
+  // Returns the symbol for `name`, creating it on first use. Symbols are identified by name.
+  Expr Symbol(std::string_view name);
+
+  // Arithmetic with simplification (see file comment).
+  Expr Add(Expr a, Expr b);
+  Expr Sub(Expr a, Expr b);
+  Expr Mul(Expr a, Expr b);
+  Expr Div(Expr a, Expr b);
+  Expr Pow(Expr base, Expr exponent);
+  Expr Neg(Expr a);
+  // Unary function (`op` in kSin … kSign) or binary function (kAtan2, kMin, kMax).
+  Expr Unary(Op op, Expr a);
+  Expr Binary(Op op, Expr a, Expr b);
+  Expr Select(Expr condition, Expr if_positive, Expr otherwise);
+
+  // d e / d symbol, exact, simplified. `symbol` must be a symbol node.
+  Expr Diff(Expr e, Expr symbol);
+
+  // Copies `e` (a node of another context) into this one, symbols matched by name. Lets a
+  // consumer differentiate a shared, read-only model in a context of its own.
+  Expr Import(const Context& from, Expr e);
+
+  // Replaces symbols by expressions (all at once, not recursively in the replacements).
+  Expr Substitute(Expr e, std::span<const std::pair<Expr, Expr>> replacements);
+
+  // Node inspection.
+  [[nodiscard]] Op op(Expr e) const;
+  [[nodiscard]] double constant_value(Expr e) const;    // requires op(e) == kConstant
+  [[nodiscard]] const std::string& symbol_name(Expr e) const;  // requires op(e) == kSymbol
+  [[nodiscard]] std::span<const Expr> operands(Expr e) const;
+  [[nodiscard]] bool is_constant(Expr e, double value) const;
+  [[nodiscard]] std::size_t size() const;  // number of interned nodes
+
+  // Symbols that `e` depends on, in order of first appearance.
+  [[nodiscard]] std::vector<Expr> FreeSymbols(Expr e) const;
+  [[nodiscard]] bool DependsOn(Expr e, Expr symbol) const;
+  // Number of distinct nodes reachable from `e` and the longest path to a leaf.
+  [[nodiscard]] std::size_t NodeCount(Expr e) const;
+  [[nodiscard]] std::size_t Depth(Expr e) const;
+
+  // Direct recursive evaluation, for tests and one-off values (the hot path is `Program`).
+  // `value_of` gives the value of each symbol.
+  [[nodiscard]] double Evaluate(Expr e, const std::function<double(Expr symbol)>& value_of) const;
+
+  // Infix text that `Parse` reads back to the same expression.
+  [[nodiscard]] std::string ToString(Expr e) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tether::expr

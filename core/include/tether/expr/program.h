@@ -1,0 +1,58 @@
+// Compiled evaluation of many expressions at once: the hot path of every simulation.
+//
+// `Compile` flattens the DAG reachable from a list of outputs into a linear sequence of
+// instructions over a register file. Every node is computed once, however many outputs share
+// it (common subexpressions across all outputs). Inputs are symbols bound to positions of an
+// input array; constants are preloaded registers. `Evaluate` runs the instructions with no
+// allocation, writing output k to `out[k]`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tether/expr/expr.h"
+
+namespace tether::expr {
+
+class Program {
+ public:
+  Program() = default;
+
+  // Evaluates all outputs. `in.size()` must equal `num_inputs()`, `out.size()` `num_outputs()`.
+  // Not safe to call concurrently on one object (it owns its register file); copy it per thread.
+  void Evaluate(std::span<const double> in, std::span<double> out);
+
+  [[nodiscard]] std::size_t num_inputs() const { return num_inputs_; }
+  [[nodiscard]] std::size_t num_outputs() const { return output_registers_.size(); }
+  [[nodiscard]] std::size_t num_instructions() const { return code_.size(); }
+
+  // Human-readable listing, for debugging and docs.
+  [[nodiscard]] std::string Disassemble() const;
+
+ private:
+  friend Program Compile(const Context&, std::span<const Expr>, std::span<const Expr>);
+
+  struct Instruction {
+    Op op;
+    std::uint32_t dst;
+    std::uint32_t a;
+    std::uint32_t b;
+    std::uint32_t c;
+  };
+
+  std::size_t num_inputs_ = 0;
+  std::vector<Instruction> code_;
+  std::vector<double> registers_;           // [inputs | constants | temporaries]
+  std::vector<std::uint32_t> output_registers_;
+};
+
+// Compiles `outputs` as functions of `inputs` (symbol nodes; their order fixes the input
+// array). A symbol reachable from an output but missing from `inputs` is a programming error
+// (abort with a message): core/model guarantees every name is bound.
+Program Compile(const Context& context, std::span<const Expr> outputs,
+                std::span<const Expr> inputs);
+
+}  // namespace tether::expr

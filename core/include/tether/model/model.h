@@ -1,0 +1,130 @@
+// A validated semi-explicit DAE model (shared/DESIGN.md §3), built from a JSON spec.
+//
+//   mechanical (index 3): q' = v,  M(q,v,t) v' − Φ_q(q,t)ᵀ λ = f(q,v,t),  Φ(q,t) = 0
+//   index1:               x' = f(x,y,t),  0 = g(x,y,t)   (g_y regular)
+//   index2:               x' = f(x,y,t),  0 = g(x,t)     (g_x f_y regular)
+//
+// Every expression is held with definitions already substituted, as a function of the model's
+// variables, its parameters (symbols, so a session can override them) and the time symbol `t`.
+// The spec format is documented in docs/models.md.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tether/expr/expr.h"
+
+namespace tether::model {
+
+enum class Form { kMechanical, kIndex1, kIndex2 };
+
+std::string_view FormName(Form form);  // "mechanical", "index1", "index2"
+
+// One problem found in a spec: where (JSON path, and column inside an expression) and what.
+struct SpecProblem {
+  std::string path;  // e.g. "constraints[0]", "mass[1][0]", "parameters.m", "" for the document
+  int column = 0;    // 1-based column inside the expression text; 0 when not in an expression
+  std::string message;
+
+  // "constraints[0], col 7: unknown name 'lenght' (did you mean 'length'?)"
+  [[nodiscard]] std::string ToString() const;
+};
+
+// Size limits that make a hostile spec be refused rather than processed.
+struct SpecLimits {
+  std::size_t max_document_bytes = 1 << 20;  // bytes of JSON text
+  std::size_t max_expression_length = 1 << 14;  // characters of one expression
+  int max_expression_depth = 200;            // parse nesting depth of one expression
+  std::size_t max_nodes = 200000;            // DAG nodes of the whole model after substitution
+  std::size_t max_variables = 512;           // states (coordinates + velocities, or x + y)
+  std::size_t max_parameters = 1024;
+  std::size_t max_constraints = 512;         // equality plus inequality constraints
+  std::size_t max_outputs = 256;
+  std::size_t max_definitions = 1024;
+};
+
+struct Parameter {
+  std::string name;
+  double value = 0.0;      // default, overridable per session
+  std::string unit;        // optional, e.g. "kg"
+  expr::Expr symbol;
+};
+
+// A state variable (coordinate, velocity, differential or algebraic variable).
+struct Variable {
+  std::string name;
+  std::string unit;
+  expr::Expr symbol;
+};
+
+struct Output {
+  std::string name;
+  std::string unit;
+  expr::Expr value;  // function of variables, parameters and t
+};
+
+struct Model {
+  std::string name;         // [a-z][a-z0-9_-]{0,62}
+  std::string title;
+  std::string description;
+  Form form = Form::kMechanical;
+
+  std::shared_ptr<expr::Context> context;  // owns every expression below
+  expr::Expr time;                         // the symbol `t`
+
+  std::vector<Parameter> parameters;
+
+  // mechanical: n coordinates q, n velocities v, mass n×n (row-major), forces n, constraints m.
+  std::vector<Variable> coordinates;
+  std::vector<Variable> velocities;
+  std::vector<expr::Expr> mass;    // n*n, row-major (a diagonal spec is expanded)
+  std::vector<expr::Expr> forces;  // n
+
+  // index1 / index2: differential x (with rhs f), algebraic y.
+  std::vector<Variable> differential;
+  std::vector<Variable> algebraic;
+  std::vector<expr::Expr> rhs;  // one per differential variable
+
+  // Equality constraints: Φ(q,t) for mechanical, g for index1/index2 (as many as algebraic).
+  std::vector<expr::Expr> constraints;
+  std::vector<std::string> constraint_names;  // "constraints[0]" unless the spec names them
+  // Inequality constraints c(x) ≥ 0 (optional).
+  std::vector<expr::Expr> inequalities;
+
+  std::vector<Output> outputs;
+
+  // Default initial values by variable name (absent ones default to 0).
+  std::map<std::string, double> initial;
+  // Suggested run settings from the spec ("simulation": {...}); absent fields are unset.
+  std::optional<double> t_end;
+  std::optional<double> output_interval;
+
+  // Total state size (2n for mechanical, |x| + |y| otherwise).
+  [[nodiscard]] std::size_t num_states() const;
+  // State variables in canonical order: q then v, or x then y.
+  [[nodiscard]] std::vector<const Variable*> states() const;
+  [[nodiscard]] const Parameter* FindParameter(std::string_view name) const;
+};
+
+// Either a model or every problem found; never both.
+struct ModelResult {
+  std::shared_ptr<const Model> model;
+  std::vector<SpecProblem> problems;
+
+  [[nodiscard]] bool ok() const { return model != nullptr; }
+  // All problems, one per line.
+  [[nodiscard]] std::string ErrorText() const;
+};
+
+// Parses and validates a JSON spec. Collects every problem rather than stopping at the first.
+ModelResult ParseModel(std::string_view json_text, const SpecLimits& limits = {});
+
+// True iff `name` matches [a-z][a-z0-9_-]{0,62}.
+bool IsValidModelName(std::string_view name);
+
+}  // namespace tether::model

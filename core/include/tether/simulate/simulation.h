@@ -1,0 +1,234 @@
+// A simulation run: model + parameters + initial values + options, advanced sample by sample.
+// Every emitted sample lies on the constraint manifold to the projection tolerance.
+//
+// Data flow inside (shared/DESIGN.md §1): reduce (hidden constraints, reduced ODE, compiled
+// Jacobians) → stepper → projector → sampler. This is the only header server/ needs.
+//
+// Lifecycle: Create (validates everything, runs consistent initialization, emits nothing) →
+// Advance (repeatedly; each call emits at most `max_samples` samples and returns; the next call
+// continues exactly after the last emitted sample) → a terminal status. A Simulation is a value:
+// copying it forks the run at its current state (ForkSession).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tether/model/model.h"
+
+namespace tether::simulate {
+
+enum class Projection {
+  kNone,        // no projection: shows the drift of chapter 11
+  kBaumgarte,   // no projection; acceleration-level stabilization a + 2α h + β² Φ (chapter 11)
+  kCoupled,     // one Newton on the KKT system for all invariants (§20.2/§20.3, full)
+  kSequential,  // positions onto Φ, then velocities onto h at the projected positions (§20.3)
+};
+
+enum class Metric {
+  kEuclidean,  // W = I (the source documents)
+  kMass,       // W = diag(M, M) (mechanical only; MEXX, Simbody)
+};
+
+enum class NewtonVariant {
+  kFull,        // Jacobian re-evaluated and refactored every iteration
+  kSimplified,  // Jacobian frozen at the unprojected point: one factorization per step
+};
+
+// How index-1 and index-2 models obtain y (DESIGN.md §3).
+enum class AlgebraicMode {
+  kSolve,  // y from g = 0 (index 1) or h = 0 (index 2) by Newton in every stage (default)
+  kOde,    // y' ODE of §20.1/§20.2, with projection onto the invariants
+};
+
+std::string_view ProjectionName(Projection p);  // "none", "baumgarte", "coupled", "sequential"
+std::string_view MetricName(Metric m);          // "euclidean", "mass"
+bool ParseProjection(std::string_view name, Projection* out);
+bool ParseMetric(std::string_view name, Metric* out);
+
+struct Options {
+  // Stepper name, one of integrate::StepperNames(): "euler", "rk4", "dp5", "dop853".
+  std::string method = "dp5";
+  // Fixed-step methods: the step [s], > 0. Adaptive ones: first step tried [s], 0 = automatic.
+  double step = 1e-3;
+  // Adaptive methods: local error per step accepted iff its WRMS norm with these tolerances is
+  // ≤ 1. rtol [1] in [1e-15, 1); atol [state units] > 0.
+  double rtol = 1e-8;
+  double atol = 1e-10;
+  // Largest step [s]; 0 = unbounded.
+  double max_step = 0.0;
+
+  Projection projection = Projection::kCoupled;
+  Metric metric = Metric::kEuclidean;
+  NewtonVariant newton = NewtonVariant::kFull;
+  AlgebraicMode algebraic = AlgebraicMode::kSolve;
+  // Newton stops when the residual of the invariants H(z) (position and velocity level), in
+  // the ∞-norm scaled by the invariant's natural scale (documented in the projector header),
+  // is ≤ projection_tolerance. > 0.
+  double projection_tolerance = 1e-12;
+  // Newton gives up after this many iterations, or as soon as the residual grows. ≥ 1.
+  int max_newton_iterations = 10;
+  // Baumgarte parameters [1/s], ≥ 0: the acceleration constraint becomes
+  // Φ_q v' = −a − 2α h − β² Φ (only with Projection::kBaumgarte).
+  double baumgarte_alpha = 5.0;
+  double baumgarte_beta = 5.0;
+
+  // Samples on the grid t0 + k·output_interval [s]; 0 = one sample per accepted step. ≥ 0.
+  double output_interval = 0.01;
+  // End of the run [s], > t0; +∞ runs until cancelled.
+  double t_end = 10.0;
+  // The run ends with kStepLimit after this many accepted steps. ≥ 1.
+  std::uint64_t max_steps = 100'000'000;
+
+  // Checks every field; on failure writes "Options::rtol = -1; must be in [1e-15, 1)".
+  bool IsValid(std::string* why) const;
+};
+
+enum class ColumnKind { kState, kMultiplier, kAlgebraic, kOutput };
+
+// One streamed column (residuals travel beside the values, not as columns).
+struct Column {
+  std::string name;  // spec name; multipliers "lambda_1" … "lambda_m"
+  std::string unit;  // may be empty
+  ColumnKind kind = ColumnKind::kState;
+};
+
+// One emitted sample. `values` views an internal buffer valid only during the sink call.
+struct Sample {
+  std::uint64_t index = 0;  // 0 is the initial (consistent) state; consecutive, no gaps
+  double t = 0.0;
+  std::span<const double> values;  // over columns()
+  double residual_position = 0.0;  // ‖Φ‖∞ (mechanical), ‖g‖∞ (index 1 and 2)
+  double residual_velocity = 0.0;  // ‖h‖∞ (mechanical, index 2); 0 for index 1
+};
+
+enum class Termination {
+  kRunning,              // not ended: Advance stopped at max_samples; call it again
+  kReachedEnd,           // t_end reached
+  kProjectionFailed,     // Newton projection did not converge
+  kSingularConstraints,  // rank-deficient constraint Jacobian / singular g_y or Φ_q M⁻¹ Φ_qᵀ
+  kStepSizeUnderflow,
+  kNonFinite,            // NaN or ±∞ in the state or the right-hand side
+  kStepLimit,            // Options::max_steps accepted steps
+  kCancelled,            // the cancel flag was raised
+};
+
+std::string_view TerminationName(Termination t);  // "reached_end", "projection_failed", …
+
+struct Status {
+  Termination reason = Termination::kRunning;
+  double t = 0.0;       // time of the last good state
+  std::string message;  // diagnosis: t, cause, residual, iterations, likely remedy
+
+  [[nodiscard]] bool ended() const { return reason != Termination::kRunning; }
+  [[nodiscard]] bool failed() const {
+    return ended() && reason != Termination::kReachedEnd && reason != Termination::kCancelled;
+  }
+};
+
+struct Statistics {
+  std::uint64_t steps = 0;             // accepted steps
+  std::uint64_t rejected_steps = 0;
+  std::uint64_t rhs_evaluations = 0;
+  std::uint64_t projections = 0;
+  std::uint64_t projection_iterations = 0;
+  std::uint64_t samples = 0;           // emitted samples
+  double max_residual_position = 0.0;  // over emitted samples
+  double max_residual_velocity = 0.0;
+  double cpu_seconds = 0.0;            // thread CPU time spent in Advance
+};
+
+// What consistent initialization changed.
+struct InitializationReport {
+  struct Change {
+    std::string name;
+    double given = 0.0;
+    double corrected = 0.0;
+  };
+  std::vector<Change> changes;  // only values that moved
+  double residual_position_before = 0.0;
+  double residual_velocity_before = 0.0;
+  double residual_position_after = 0.0;
+  double residual_velocity_after = 0.0;
+  int iterations = 0;
+
+  // "initial state corrected: x 0.86 → 0.8570…, y 2.35 → 2.3419… (‖Φ‖∞ 1.2e-2 → 3e-16)"
+  [[nodiscard]] std::string ToString() const;
+};
+
+// Everything a run is created from.
+struct Setup {
+  std::shared_ptr<const model::Model> model;
+  std::map<std::string, double> parameters;  // overrides of the model's defaults
+  std::map<std::string, double> initial;     // overrides of the spec's initial values
+  std::vector<std::string> fixed;            // initial values initialization must not move
+  Options options;
+};
+
+// An input problem found by Create/Update: a path such as "options.rtol", "parameters.mass",
+// "initial.x" and what is wrong with it.
+struct SetupProblem {
+  std::string path;
+  std::string message;
+};
+
+class Simulation;
+
+struct CreateResult {
+  std::unique_ptr<Simulation> simulation;  // set iff problems is empty and status is OK
+  std::vector<SetupProblem> problems;      // bad input (→ INVALID_ARGUMENT)
+  Status status;  // numerical failure of the initialization (singular, not converged, …)
+};
+
+class Simulation {
+ public:
+  static CreateResult Create(const Setup& setup);
+
+  Simulation(const Simulation& other);             // forks the run at its current state
+  Simulation& operator=(const Simulation&) = delete;
+  ~Simulation();
+
+  [[nodiscard]] const model::Model& model() const;
+  [[nodiscard]] const std::vector<Column>& columns() const;
+  [[nodiscard]] const InitializationReport& initialization() const;
+  [[nodiscard]] const Options& options() const;
+  [[nodiscard]] const std::map<std::string, double>& parameters() const;  // effective values
+
+  // Emits at most `max_samples` samples to `sink` in order, advancing as far as needed, and
+  // returns kRunning if the budget ran out first, or the terminal status. The first call
+  // emits sample 0 (the initial state). `cancel`, if given, is polled once per step.
+  // After a terminal status other than kRunning, further calls return it again.
+  Status Advance(std::size_t max_samples, const std::function<void(const Sample&)>& sink,
+                 const std::atomic<bool>* cancel = nullptr);
+
+  // Changes the horizon or the output grid between Advance calls; the grid restarts at the
+  // last emitted sample. A run that had reached its end continues if t_end grows.
+  std::vector<SetupProblem> SetHorizon(double t_end, double output_interval);
+
+  // Changes parameters and/or state values between Advance calls and re-runs consistent
+  // initialization at the current time. The next sample continues the index sequence.
+  CreateResult Update(const std::map<std::string, double>& parameters,
+                      const std::map<std::string, double>& values);
+
+  [[nodiscard]] double time() const;  // t of the last emitted sample (t0 before any)
+  [[nodiscard]] std::uint64_t next_sample_index() const;
+  [[nodiscard]] const Status& status() const;
+  [[nodiscard]] const Statistics& statistics() const;
+  // The current state over columns(), as the last emitted sample (or the initial state).
+  [[nodiscard]] std::vector<double> CurrentValues() const;
+
+ private:
+  struct Impl;
+  explicit Simulation(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tether::simulate
