@@ -50,6 +50,9 @@ struct StepperOptions {
   double min_step_relative = 1e-14;
   // Consecutive rejections of one step before giving up with kStepSizeUnderflow.
   int max_rejections = 60;
+  // Adaptive methods only: false takes every step with exactly the h given and no error
+  // estimate (fixed-step use of an embedded pair, e.g. for convergence studies by halving h).
+  bool error_control = true;
 
   bool IsValid(std::string* why) const;
 };
@@ -81,6 +84,8 @@ class Stepper {
   [[nodiscard]] virtual const StepperOptions& options() const = 0;
 
   // Allocates all work memory for systems of size n. Step and Interpolate do not allocate.
+  // Also forgets the step history (an adaptive method's step proposal and reusable last stage),
+  // so call it at the start of every run.
   virtual void Resize(std::size_t n) = 0;
 
   // One step from (t, x) with the step h (fixed-step methods take h as is; adaptive methods
