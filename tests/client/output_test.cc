@@ -1,0 +1,218 @@
+// The CLI's output formats: CSV and JSONL carry the same numbers exactly, the table is
+// aligned and decimated, the SVG is well-formed XML, the progress line reads as documented.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/csv_writer.h"
+#include "cli/decimator.h"
+#include "cli/jsonl_writer.h"
+#include "cli/number_format.h"
+#include "cli/progress_bar.h"
+#include "cli/svg_plot.h"
+#include "cli/table_writer.h"
+#include "client/xml_check.h"
+
+namespace tether::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::vector<std::string> kColumns = {"t", "x", "y", "lambda_1", "residual_position",
+                                           "residual_velocity"};
+
+// A pendulum-like table whose numbers need all 17 significant digits.
+std::vector<std::vector<double>> SampleRows(int n) {
+  std::vector<std::vector<double>> rows;
+  for (int i = 0; i < n; ++i) {
+    const double t = 0.01 * i;
+    rows.push_back({t, std::sin(t) / 3, -std::cos(t) * 1e-7, 3.6926 + t / 7, 0.0, 1e-16 * (1 + i)});
+  }
+  return rows;
+}
+
+void Feed(RowSink& sink, const std::vector<std::string>& columns,
+          const std::vector<std::vector<double>>& rows) {
+  sink.Begin(columns);
+  for (const auto& row : rows) sink.Row(row);
+  sink.End();
+}
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; std::getline(in, field, ',');) fields.push_back(field);
+  return fields;
+}
+
+TEST(NumberFormat, ShortestFormRoundTripsExactly) {
+  // to_chars' shortest form is defined to parse back to the same double.
+  for (double v : {0.1, 1.0 / 3, -2.2250738585072014e-308, 1e300, 5e-324, 3.6926308293157546}) {
+    EXPECT_EQ(std::strtod(FormatExact(v).c_str(), nullptr), v) << FormatExact(v);
+  }
+  EXPECT_EQ(FormatExact(std::nan("")), "nan");
+  EXPECT_EQ(FormatExact(-std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_EQ(FormatJson(std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(FormatShort(3.14159265, 3), "3.14");
+}
+
+TEST(CsvWriter, HeaderThenOneRowPerSample) {
+  std::ostringstream out;
+  CsvWriter csv(out);
+  Feed(csv, kColumns, SampleRows(3));
+  const auto lines = SplitLines(out.str());
+  ASSERT_EQ(lines.size(), 4U);
+  EXPECT_EQ(lines[0], "t,x,y,lambda_1,residual_position,residual_velocity");
+  EXPECT_EQ(SplitCsv(lines[2]).size(), kColumns.size());
+}
+
+TEST(CsvWriter, QuotesFieldsThatNeedIt) {
+  EXPECT_EQ(CsvField("plain"), "plain");
+  EXPECT_EQ(CsvField("a,b"), "\"a,b\"");
+  EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+TEST(JsonlWriter, EscapesKeysAndWritesNullForNonFinite) {
+  std::ostringstream out;
+  JsonlWriter jsonl(out);
+  Feed(jsonl, {"t", "we\"ird\n"}, {{0.5, std::nan("")}});
+  const auto object = nlohmann::json::parse(SplitLines(out.str()).at(0));
+  EXPECT_EQ(object["t"].get<double>(), 0.5);
+  EXPECT_TRUE(object["we\"ird\n"].is_null());
+}
+
+TEST(CsvAndJsonl, CarryTheSameNumbersBitForBit) {
+  const auto rows = SampleRows(50);
+  std::ostringstream csv_text;
+  std::ostringstream jsonl_text;
+  CsvWriter csv(csv_text);
+  JsonlWriter jsonl(jsonl_text);
+  TeeSink both({&csv, &jsonl});
+  Feed(both, kColumns, rows);
+
+  const auto csv_lines = SplitLines(csv_text.str());
+  const auto json_lines = SplitLines(jsonl_text.str());
+  ASSERT_EQ(csv_lines.size(), rows.size() + 1);
+  ASSERT_EQ(json_lines.size(), rows.size());
+  const auto header = SplitCsv(csv_lines[0]);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto fields = SplitCsv(csv_lines[r + 1]);
+    const auto object = nlohmann::json::parse(json_lines[r]);
+    ASSERT_EQ(object.size(), header.size());
+    for (std::size_t c = 0; c < header.size(); ++c) {
+      const double from_csv = std::strtod(fields[c].c_str(), nullptr);
+      EXPECT_EQ(from_csv, rows[r][c]);
+      EXPECT_EQ(object[header[c]].get<double>(), from_csv) << header[c] << " row " << r;
+    }
+  }
+}
+
+TEST(Decimator, KeepsAtMostCapacityPlusLastEvenlySpaced) {
+  Decimator decimator(8);
+  for (int i = 0; i < 1001; ++i) decimator.Add(std::vector<double>{static_cast<double>(i)});
+  const auto rows = decimator.Rows();
+  // 1001 rows into 8 slots: the stride doubles until 1001/stride ≤ 8 → stride 128, rows
+  // 0, 128, …, 896 (8 of them), then the last row 1000.
+  ASSERT_EQ(rows.size(), 9U);
+  for (std::size_t i = 0; i + 1 < rows.size(); ++i) EXPECT_EQ(rows[i][0], 128.0 * static_cast<double>(i));
+  EXPECT_EQ(rows.back()[0], 1000.0);
+  EXPECT_EQ(decimator.seen(), 1001U);
+}
+
+TEST(Decimator, KeepsEverythingBelowCapacity) {
+  Decimator decimator(8);
+  for (int i = 0; i < 5; ++i) decimator.Add(std::vector<double>{static_cast<double>(i)});
+  EXPECT_EQ(decimator.Rows().size(), 5U);
+}
+
+TEST(TableWriter, AlignsColumnsAndSaysWhatWasLeftOut) {
+  std::ostringstream out;
+  TableWriter table(out, 10);
+  Feed(table, kColumns, SampleRows(100));
+  const auto lines = SplitLines(out.str());
+  // header + at most 10 kept rows + the last row + the note.
+  ASSERT_GE(lines.size(), 4U);
+  ASSERT_LE(lines.size(), 13U);
+  EXPECT_THAT(lines.back(), HasSubstr("of 100 samples shown"));
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i) EXPECT_EQ(lines[i].size(), lines[0].size());
+}
+
+TEST(LinearTicks, AreNiceMultiplesInsideTheRange) {
+  EXPECT_THAT(LinearTicks(0, 50, 6), ::testing::ElementsAre(0, 10, 20, 30, 40, 50));
+  const auto ticks = LinearTicks(-0.93, 0.93, 6);
+  ASSERT_FALSE(ticks.empty());
+  EXPECT_GE(ticks.front(), -0.93);
+  EXPECT_LE(ticks.back(), 0.93);
+  EXPECT_TRUE(LinearTicks(1, 1, 6).empty());
+}
+
+TEST(XmlEscape, ReplacesTheFiveSpecialCharacters) {
+  EXPECT_EQ(XmlEscape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+}
+
+TEST(PlotOptions, DefaultsAreValidAndBadValuesNamed) {
+  std::string why;
+  EXPECT_TRUE(PlotOptions{}.IsValid(&why)) << why;
+  PlotOptions bad;
+  bad.residual_floor = 0;
+  EXPECT_FALSE(bad.IsValid(&why));
+  EXPECT_EQ(why, "PlotOptions::residual_floor = 0; must be > 0");
+}
+
+TEST(SvgPlotWriter, WritesWellFormedXmlWithBothPanels) {
+  std::ostringstream out;
+  PlotOptions options;
+  options.title = "pendulum <coupled> & \"friends\"";
+  SvgPlotWriter plot(out, options);
+  auto rows = SampleRows(300);
+  rows[10][1] = std::nan("");  // a gap in x
+  Feed(plot, kColumns, rows);
+  const std::string svg = out.str();
+  std::string why;
+  EXPECT_TRUE(test::IsWellFormedXml(svg, &why)) << why;
+  EXPECT_THAT(svg, HasSubstr("pendulum &lt;coupled&gt; &amp; &quot;friends&quot;"));
+  EXPECT_THAT(svg, HasSubstr(">residual_velocity</text>"));
+  EXPECT_THAT(svg, HasSubstr(">lambda_1</text>"));
+  EXPECT_THAT(svg, HasSubstr("t [s]"));
+  // residual_position is 0 throughout: drawn at the floor, 1e-17.
+  EXPECT_THAT(svg, HasSubstr(">1e-17</text>"));
+}
+
+TEST(SvgPlotWriter, NoSamplesStillWellFormed) {
+  std::ostringstream out;
+  SvgPlotWriter plot(out, PlotOptions{});
+  Feed(plot, kColumns, {});
+  std::string why;
+  EXPECT_TRUE(test::IsWellFormedXml(out.str(), &why)) << why;
+  EXPECT_THAT(out.str(), HasSubstr("no samples"));
+}
+
+TEST(ProgressBar, LineShowsFractionTimeSamplesAndRate) {
+  std::ostringstream out;
+  ProgressBar bar(out, false, 0.0, 50.0);
+  EXPECT_EQ(bar.Line(25, 2501, 0.5),
+            "[###############...............] 50%  t = 25 / 50 s  2501 samples  5002 samples/s");
+  bar.Update(25, 2501);
+  bar.Finish();
+  EXPECT_EQ(out.str(), "");  // disabled: silent
+}
+
+}  // namespace
+}  // namespace tether::cli
