@@ -35,8 +35,13 @@ class Program {
  private:
   friend Program Compile(const Context&, std::span<const Expr>, std::span<const Expr>);
 
+ public:
+  // Instruction codes (program.cc): the operations of `Op` plus cheap forms of powers.
+  enum class Code : std::uint8_t;
+
+ private:
   struct Instruction {
-    Op op;
+    Code code;
     std::uint32_t dst;
     std::uint32_t a;
     std::uint32_t b;

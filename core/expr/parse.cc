@@ -1,0 +1,368 @@
+// Recursive-descent parser for the grammar in parse.h. Every recursive step (a parenthesis,
+// a unary operator, a call, the exponent of ^) counts one level towards
+// ParseLimits::max_depth, so the recursion is bounded whatever the input; sums and products
+// are loops.
+
+#include "tether/expr/parse.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <numbers>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "expr/functions.h"
+
+namespace tether::expr {
+namespace {
+
+bool IsDigit(char ch) { return ch >= '0' && ch <= '9'; }
+bool IsNameStart(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'; }
+bool IsNameChar(char ch) { return IsNameStart(ch) || IsDigit(ch); }
+
+// A literal out of double range whose magnitude is below it: a negative exponent, or no
+// exponent and a leading zero ("0.000…1").
+bool IsUnderflow(std::string_view number) {
+  const std::size_t e = number.find_first_of("eE");
+  if (e != std::string_view::npos) return e + 1 < number.size() && number[e + 1] == '-';
+  return number.front() == '0' || number.front() == '.';
+}
+
+// Levenshtein distance, for did-you-mean hints on short names.
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+// The closest function name to `name`, or empty when none is close (distance ≤ 2 and less
+// than the name's length, so that 'f' does not suggest 'exp').
+std::string_view ClosestFunction(std::string_view name) {
+  if (name == "ln") return "log";
+  if (name == "arctan") return "atan";
+  std::string_view best;
+  std::size_t best_distance = 3;
+  for (const internal::FunctionInfo& f : internal::Functions()) {
+    const std::size_t d = EditDistance(name, f.name);
+    if (d < best_distance && d < name.size()) {
+      best = f.name;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+enum class TokenKind { kEnd, kNumber, kName, kSymbol };
+
+struct Token {
+  TokenKind kind = TokenKind::kEnd;
+  std::string_view text;
+  int column = 1;
+  double number = 0.0;
+};
+
+class Parser {
+ public:
+  Parser(Context& context, std::string_view text, const ParseLimits& limits)
+      : context_(context), text_(text), limits_(limits) {}
+
+  ParseResult Run() {
+    ParseResult result;
+    if (text_.size() > limits_.max_length) {
+      Fail(1, "expression is " + std::to_string(text_.size()) + " characters long; the limit is " +
+                  std::to_string(limits_.max_length));
+    } else if (Advance()) {
+      const std::optional<Expr> e = ParseSum();
+      if (e && token_.kind != TokenKind::kEnd) {
+        Fail(token_.column, "expected an operator or end of input, found " + Describe(token_));
+      } else if (e) {
+        result.expr = *e;
+      }
+    }
+    result.names = std::move(names_);
+    result.error = std::move(error_);
+    if (!result.error.message.empty()) result.expr = Expr{};
+    return result;
+  }
+
+ private:
+  // Records the first error; returns nothing so that callers can `return Fail(...)`.
+  std::nullopt_t Fail(int column, std::string message) {
+    if (error_.message.empty()) error_ = ParseError{column, std::move(message)};
+    return std::nullopt;
+  }
+
+  static std::string Describe(const Token& t) {
+    switch (t.kind) {
+      case TokenKind::kEnd: return "end of input";
+      case TokenKind::kNumber: return "number '" + std::string(t.text) + "'";
+      case TokenKind::kName: return "name '" + std::string(t.text) + "'";
+      case TokenKind::kSymbol: return "'" + std::string(t.text) + "'";
+    }
+    return {};
+  }
+
+  int ColumnOf(std::size_t offset) const { return static_cast<int>(offset) + 1; }
+
+  // Reads the next token into token_; false (with an error) on a malformed token.
+  bool Advance() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r')) {
+      ++pos_;
+    }
+    const std::size_t start = pos_;
+    token_ = Token{TokenKind::kEnd, {}, ColumnOf(start), 0.0};
+    if (pos_ >= text_.size()) return true;
+    const char ch = text_[pos_];
+    if (IsDigit(ch) || (ch == '.' && pos_ + 1 < text_.size() && IsDigit(text_[pos_ + 1]))) {
+      return LexNumber(start);
+    }
+    if (IsNameStart(ch)) {
+      while (pos_ < text_.size() && IsNameChar(text_[pos_])) ++pos_;
+      token_.kind = TokenKind::kName;
+      token_.text = text_.substr(start, pos_ - start);
+      return true;
+    }
+    if (std::string_view("+-*/^(),").find(ch) != std::string_view::npos) {
+      ++pos_;
+      token_.kind = TokenKind::kSymbol;
+      token_.text = text_.substr(start, 1);
+      return true;
+    }
+    const bool printable = ch >= 0x20 && ch < 0x7f;
+    Fail(token_.column, printable ? "unexpected character '" + std::string(1, ch) + "'"
+                                  : "unexpected byte " + std::to_string(static_cast<unsigned char>(ch)) +
+                                        " (only ASCII is allowed)");
+    return false;
+  }
+
+  // number := digits ['.' digits] | '.' digits, then optionally [eE] [+-] digits
+  bool LexNumber(std::size_t start) {
+    auto digits = [this] {
+      const std::size_t from = pos_;
+      while (pos_ < text_.size() && IsDigit(text_[pos_])) ++pos_;
+      return pos_ > from;
+    };
+    digits();
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      ++pos_;
+      if (!digits()) {
+        Fail(ColumnOf(pos_), "expected a digit after '.' in number '" +
+                                 std::string(text_.substr(start, pos_ - start)) + "'");
+        return false;
+      }
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
+      if (!digits()) {
+        Fail(ColumnOf(pos_), "expected the digits of the exponent of number '" +
+                                 std::string(text_.substr(start, pos_ - start)) + "'");
+        return false;
+      }
+    }
+    token_.kind = TokenKind::kNumber;
+    token_.text = text_.substr(start, pos_ - start);
+    const auto [end, ec] = std::from_chars(token_.text.data(), token_.text.data() + token_.text.size(),
+                                           token_.number);
+    if (ec == std::errc::result_out_of_range && IsUnderflow(token_.text)) {
+      // A tiny literal is a fine value (zero or subnormal); strtod gives it exactly.
+      token_.number = std::strtod(std::string(token_.text).c_str(), nullptr);
+      return true;
+    }
+    if (ec == std::errc::result_out_of_range) {
+      Fail(token_.column, "number '" + std::string(token_.text) + "' is out of range");
+      return false;
+    }
+    if (ec != std::errc() || end != token_.text.data() + token_.text.size()) {
+      Fail(token_.column, "malformed number '" + std::string(token_.text) + "'");
+      return false;
+    }
+    return true;
+  }
+
+  bool IsSymbol(char ch) const {
+    return token_.kind == TokenKind::kSymbol && token_.text[0] == ch;
+  }
+
+  // Enters one level of nesting; false (with an error) beyond the limit.
+  bool Enter() {
+    if (++depth_ > limits_.max_depth) {
+      Fail(token_.column, "expression nested deeper than " + std::to_string(limits_.max_depth) +
+                              " levels");
+      return false;
+    }
+    return true;
+  }
+
+  // expr := term (('+' | '-') term)*
+  std::optional<Expr> ParseSum() {
+    std::optional<Expr> left = ParseProduct();
+    while (left && (IsSymbol('+') || IsSymbol('-'))) {
+      const char op = token_.text[0];
+      if (!Advance()) return std::nullopt;
+      const std::optional<Expr> right = ParseProduct();
+      if (!right) return std::nullopt;
+      left = op == '+' ? context_.Add(*left, *right) : context_.Sub(*left, *right);
+    }
+    return left;
+  }
+
+  // term := unary (('*' | '/') unary)*
+  std::optional<Expr> ParseProduct() {
+    std::optional<Expr> left = ParseUnary();
+    while (left && (IsSymbol('*') || IsSymbol('/'))) {
+      const char op = token_.text[0];
+      if (!Advance()) return std::nullopt;
+      const std::optional<Expr> right = ParseUnary();
+      if (!right) return std::nullopt;
+      left = op == '*' ? context_.Mul(*left, *right) : context_.Div(*left, *right);
+    }
+    return left;
+  }
+
+  // unary := ('-' | '+') unary | power
+  std::optional<Expr> ParseUnary() {
+    if (!IsSymbol('-') && !IsSymbol('+')) return ParsePower();
+    const bool negate = token_.text[0] == '-';
+    if (!Enter() || !Advance()) return std::nullopt;
+    std::optional<Expr> result = ParseUnary();
+    --depth_;
+    if (result && negate) result = context_.Neg(*result);
+    return result;
+  }
+
+  // power := primary ('^' unary)?
+  std::optional<Expr> ParsePower() {
+    const std::optional<Expr> base = ParsePrimary();
+    if (!base || !IsSymbol('^')) return base;
+    if (!Enter() || !Advance()) return std::nullopt;
+    const std::optional<Expr> exponent = ParseUnary();
+    --depth_;
+    if (!exponent) return std::nullopt;
+    return context_.Pow(*base, *exponent);
+  }
+
+  // primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
+  std::optional<Expr> ParsePrimary() {
+    const Token t = token_;
+    switch (t.kind) {
+      case TokenKind::kNumber:
+        if (!Advance()) return std::nullopt;
+        return context_.Constant(t.number);
+      case TokenKind::kName: return ParseName(t);
+      case TokenKind::kSymbol:
+        if (IsSymbol('(')) return ParseGroup(t);
+        break;
+      case TokenKind::kEnd: break;
+    }
+    return Fail(t.column, "expected a number, a name or '(', found " + Describe(t));
+  }
+
+  std::optional<Expr> ParseGroup(const Token& open) {
+    if (!Advance()) return std::nullopt;
+    if (!Enter()) return std::nullopt;
+    const std::optional<Expr> inner = ParseSum();
+    --depth_;
+    if (!inner) return std::nullopt;
+    if (!IsSymbol(')')) {
+      return Fail(token_.column, "expected ')' to close '(' at col " + std::to_string(open.column) +
+                                     ", found " + Describe(token_));
+    }
+    if (!Advance()) return std::nullopt;
+    return inner;
+  }
+
+  std::optional<Expr> ParseName(const Token& name) {
+    if (!Advance()) return std::nullopt;
+    const internal::FunctionInfo* function = internal::FindFunction(name.text);
+    const bool call = IsSymbol('(');
+    if (name.text == "pi") {
+      if (call) return Fail(name.column, "'pi' is a constant, not a function");
+      return context_.Constant(std::numbers::pi);
+    }
+    if (!call) {
+      if (function != nullptr) {
+        return Fail(token_.column, "expected '(' after function '" + std::string(name.text) +
+                                       "', found " + Describe(token_));
+      }
+      names_.push_back(NameUse{std::string(name.text), name.column});
+      return context_.Symbol(name.text);
+    }
+    if (function == nullptr) {
+      const std::string_view hint = ClosestFunction(name.text);
+      return Fail(name.column, "unknown function '" + std::string(name.text) + "'" +
+                                   (hint.empty() ? std::string() : " (did you mean '" + std::string(hint) + "'?)"));
+    }
+    return ParseCall(name, *function);
+  }
+
+  std::optional<Expr> ParseCall(const Token& name, const internal::FunctionInfo& function) {
+    const int open_column = token_.column;
+    if (!Advance()) return std::nullopt;
+    if (!Enter()) return std::nullopt;
+    std::vector<Expr> args;
+    bool ok = true;
+    if (IsSymbol(')')) {
+      ok = true;  // no arguments: reported as a count below
+    } else {
+      while (ok) {
+        const std::optional<Expr> arg = ParseSum();
+        if (!arg) {
+          ok = false;
+          break;
+        }
+        args.push_back(*arg);
+        if (!IsSymbol(',')) break;
+        ok = Advance();
+      }
+    }
+    --depth_;
+    if (!ok) return std::nullopt;
+    if (!IsSymbol(')')) {
+      return Fail(token_.column, "expected ',' or ')' in the call of '" + std::string(name.text) +
+                                     "' opened at col " + std::to_string(open_column) + ", found " +
+                                     Describe(token_));
+    }
+    if (!Advance()) return std::nullopt;
+    if (static_cast<int>(args.size()) != function.arity) {
+      return Fail(name.column, "'" + std::string(name.text) + "' takes " +
+                                   std::to_string(function.arity) + " argument" +
+                                   (function.arity == 1 ? "" : "s") + ", got " +
+                                   std::to_string(args.size()));
+    }
+    switch (function.arity) {
+      case 1: return context_.Unary(function.op, args[0]);
+      case 2: return context_.Binary(function.op, args[0], args[1]);
+      default: return context_.Select(args[0], args[1], args[2]);
+    }
+  }
+
+  Context& context_;
+  std::string_view text_;
+  const ParseLimits& limits_;
+  std::size_t pos_ = 0;
+  Token token_;
+  int depth_ = 0;
+  std::vector<NameUse> names_;
+  ParseError error_;
+};
+
+}  // namespace
+
+ParseResult Parse(Context& context, std::string_view text, const ParseLimits& limits) {
+  return Parser(context, text, limits).Run();
+}
+
+}  // namespace tether::expr
