@@ -1,0 +1,138 @@
+#include "integrate/embedded_runge_kutta.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "integrate/stage.h"
+#include "integrate/step_controller.h"
+
+namespace tether::integrate {
+
+void EmbeddedRungeKutta::Resize(std::size_t n) {
+  x0_.assign(n, 0.0);
+  f0_.assign(n, 0.0);
+  f_end_.assign(n, 0.0);
+  x_end_.assign(n, 0.0);
+  has_step_ = false;
+  proposal_ = 0.0;
+  ResizeStages(n);
+}
+
+StepStatus EmbeddedRungeKutta::StartStep(OdeSystem& system, double t,
+                                         std::span<const double> x, int* evaluations) {
+  // Bitwise comparison on purpose: only the very state the last stage was evaluated at
+  // makes it reusable; a projected state, however close, does not.
+  const bool reusable = has_step_ && t == t_end_ && x.size() == x_end_.size() &&
+                        std::memcmp(x.data(), x_end_.data(), x.size() * sizeof(double)) == 0;
+  std::copy(x.begin(), x.end(), x0_.begin());  // x may alias x_new
+  if (reusable) {
+    std::copy(f_end_.begin(), f_end_.end(), f0_.begin());
+    return StepStatus::kAccepted;
+  }
+  return EvaluateStage(system, t, x0_, f0_, evaluations);
+}
+
+StepResult EmbeddedRungeKutta::Step(OdeSystem& system, double t, std::span<const double> x,
+                                    double h, std::span<double> x_new) {
+  StepResult result;
+  if (!StepIsAboveFloor(options_, t, h)) {
+    result.status = StepStatus::kStepSizeUnderflow;
+    return result;
+  }
+  result.status = StartStep(system, t, x, &result.evaluations);
+  has_step_ = false;  // x0_ now belongs to this step; the previous dense output is gone
+  if (result.status != StepStatus::kAccepted) return result;
+  if (!options_.error_control) return StepFixed(system, t, h, x_new, result);
+
+  double h_max = h;
+  if (options_.max_step > 0.0) h_max = std::min(h_max, options_.max_step);
+  double h_try = proposal_ > 0.0 ? proposal_ : options_.step;
+  if (h_try <= 0.0) {
+    result.status = InitialStep(system, t, x0_, f0_, order(), h_max, options_, x_new, f_end_,
+                                &h_try, &result.evaluations);
+    if (result.status != StepStatus::kAccepted) return result;
+  }
+  h_try = std::min(h_try, h_max);
+
+  bool last_failure_non_finite = false;
+  for (;;) {
+    if (!StepIsAboveFloor(options_, t, h_try)) {
+      result.status = StepStatus::kStepSizeUnderflow;
+      return result;
+    }
+    double err = 0.0;
+    const StepStatus attempt = Attempt(system, t, h_try, x_new, &err, &result.evaluations);
+    if (attempt == StepStatus::kRhsFailed) {
+      result.status = attempt;
+      return result;
+    }
+    const bool finite = attempt == StepStatus::kAccepted && std::isfinite(err);
+    if (finite && err <= 1.0) {
+      double factor = StepFactor(err, error_order(), options_);
+      if (result.rejections > 0) factor = std::min(factor, 1.0);
+      result.error_norm = err;
+      result.h_next = h_try * factor;
+      if (options_.max_step > 0.0) result.h_next = std::min(result.h_next, options_.max_step);
+      return Accept(system, t, h_try, x_new, result);
+    }
+    last_failure_non_finite = !finite;
+    if (++result.rejections >= options_.max_rejections) {
+      result.status = last_failure_non_finite ? StepStatus::kNonFinite
+                                              : StepStatus::kStepSizeUnderflow;
+      return result;
+    }
+    // h ← h·min_factor after a non-finite attempt; h ← h·StepFactor(err) after a large error
+    // (StepFactor ≤ safety < 1 for err > 1, so the loop always shrinks h).
+    h_try *= finite ? StepFactor(err, error_order(), options_) : options_.min_factor;
+  }
+}
+
+StepResult EmbeddedRungeKutta::StepFixed(OdeSystem& system, double t, double h,
+                                         std::span<double> x_new, StepResult result) {
+  const StepStatus attempt = Attempt(system, t, h, x_new, nullptr, &result.evaluations);
+  if (attempt != StepStatus::kAccepted) {
+    result.status = attempt;
+    return result;
+  }
+  result.h_next = h;
+  return Accept(system, t, h, x_new, result);
+}
+
+StepResult EmbeddedRungeKutta::Accept(OdeSystem& system, double t, double h,
+                                      std::span<double> x_new, StepResult result) {
+  if (!AllFinite(x_new)) {
+    result.status = StepStatus::kNonFinite;
+    return result;
+  }
+  result.status = Finish(system, t, h, x_new, &result.evaluations);
+  if (result.status != StepStatus::kAccepted) return result;
+  std::copy(x_new.begin(), x_new.end(), x_end_.begin());
+  t_start_ = t;
+  t_end_ = t + h;
+  has_step_ = true;
+  proposal_ = result.h_next;
+  result.h_taken = h;
+  return result;
+}
+
+bool EmbeddedRungeKutta::InterpolateEnds(double t_out, std::span<double> x_out,
+                                         double* theta) const {
+  if (!has_step_) {
+    std::fill(x_out.begin(), x_out.end(), std::numeric_limits<double>::quiet_NaN());
+    return false;
+  }
+  if (t_out == t_start_) {
+    std::copy(x0_.begin(), x0_.end(), x_out.begin());
+    return false;
+  }
+  if (t_out == t_end_) {
+    std::copy(x_end_.begin(), x_end_.end(), x_out.begin());
+    return false;
+  }
+  *theta = (t_out - t_start_) / (t_end_ - t_start_);
+  return true;
+}
+
+}  // namespace tether::integrate

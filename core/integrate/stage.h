@@ -1,0 +1,25 @@
+// Helpers shared by the Runge–Kutta steppers: one checked evaluation of the right-hand side,
+// finiteness tests and the step-size floor. Private to core/integrate.
+#pragma once
+
+#include <span>
+
+#include "tether/integrate/stepper.h"
+
+namespace tether::integrate {
+
+// dxdt ← F(t, x), counted in *evaluations. kRhsFailed if OdeSystem::Evaluate returns false,
+// kNonFinite if dxdt holds NaN or ±∞, kAccepted otherwise.
+StepStatus EvaluateStage(OdeSystem& system, double t, std::span<const double> x,
+                         std::span<double> dxdt, int* evaluations);
+
+// True iff every element is finite.
+bool AllFinite(std::span<const double> values);
+
+// The smallest step allowed at t: min_step_relative · max(1, |t|) (StepperOptions).
+double MinStep(const StepperOptions& options, double t);
+
+// True iff h is usable as a step at t: finite and ≥ MinStep. Written so that NaN fails.
+bool StepIsAboveFloor(const StepperOptions& options, double t, double h);
+
+}  // namespace tether::integrate
