@@ -1,0 +1,234 @@
+#include "tether/client/client.h"
+
+#include <algorithm>
+#include <thread>
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "stream_decoder.h"
+
+namespace tether::client {
+namespace {
+
+std::string WithPrefix(std::string_view prefix, std::string_view name) {
+  if (name.substr(0, prefix.size()) == prefix) return std::string(name);
+  return std::string(prefix) + std::string(name);
+}
+
+void SetDeadline(grpc::ClientContext* context, std::chrono::milliseconds timeout) {
+  if (timeout.count() > 0) context->set_deadline(std::chrono::system_clock::now() + timeout);
+}
+
+// Reads a server stream to its end through a StreamDecoder; cancels the call when the decoder
+// says stop, then drains (Finish requires that every message was read).
+template <typename Request, typename StartCall>
+StreamEnd RunStream(const ClientOptions& options, const Request& request,
+                    const StreamHandlers& handlers, StartCall start) {
+  grpc::ClientContext context;
+  SetDeadline(&context, options.stream_deadline);
+  auto reader = start(&context, request);
+  StreamDecoder decoder(handlers);
+  v1::StateChunk chunk;
+  bool reading = true;
+  while (reader->Read(&chunk)) {
+    if (reading && !decoder.Consume(chunk)) {
+      reading = false;
+      context.TryCancel();
+    }
+  }
+  return decoder.Finish(reader->Finish());
+}
+
+}  // namespace
+
+std::string_view HealthStatusName(HealthStatus status) {
+  switch (status) {
+    case HealthStatus::kServing: return "SERVING";
+    case HealthStatus::kNotServing: return "NOT_SERVING";
+    case HealthStatus::kServiceUnknown: return "SERVICE_UNKNOWN";
+    case HealthStatus::kUnknown: break;
+  }
+  return "UNKNOWN";
+}
+
+std::string ModelName(std::string_view name) { return WithPrefix("models/", name); }
+std::string SessionName(std::string_view name) { return WithPrefix("sessions/", name); }
+
+Client::Client(const std::string& target, ClientOptions options)
+    : Client(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()), std::move(options)) {}
+
+Client::Client(std::shared_ptr<grpc::Channel> channel, ClientOptions options)
+    : channel_(std::move(channel)),
+      options_(std::move(options)),
+      stub_(v1::SimulationService::NewStub(channel_)) {}
+
+Client::~Client() = default;
+
+// Each attempt gets a fresh context and the full deadline; only UNAVAILABLE is retried, after
+// initial_backoff · multiplier^(k−1) (capped), since only it says the call did not happen.
+template <typename Response, typename Call>
+Result<Response> Client::Unary(Call call) {
+  auto backoff = options_.initial_backoff;
+  for (int attempt = 1;; ++attempt) {
+    grpc::ClientContext context;
+    SetDeadline(&context, options_.deadline);
+    Response response;
+    const grpc::Status status = call(&context, &response);
+    if (status.ok()) return response;
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || attempt >= options_.max_attempts) {
+      Error error = Error::FromStatus(status);
+      error.attempts = attempt;
+      return error;
+    }
+    std::this_thread::sleep_for(backoff);
+    const auto next = std::chrono::duration_cast<std::chrono::milliseconds>(
+        backoff * options_.backoff_multiplier);
+    backoff = std::min(next, options_.max_backoff);
+  }
+}
+
+Result<v1::ListModelsResponse> Client::ListModels(const v1::ListModelsRequest& request) {
+  return Unary<v1::ListModelsResponse>([&](grpc::ClientContext* c, v1::ListModelsResponse* r) {
+    return stub_->ListModels(c, request, r);
+  });
+}
+
+Result<std::vector<v1::Model>> Client::ListAllModels() {
+  std::vector<v1::Model> models;
+  v1::ListModelsRequest request;
+  do {
+    auto page = ListModels(request);
+    if (!page.ok()) return page.error();
+    models.insert(models.end(), page->models().begin(), page->models().end());
+    request.set_page_token(page->next_page_token());
+  } while (!request.page_token().empty());
+  return models;
+}
+
+Result<v1::Model> Client::GetModel(std::string_view name) {
+  v1::GetModelRequest request;
+  request.set_name(ModelName(name));
+  return Unary<v1::Model>([&](grpc::ClientContext* c, v1::Model* r) {
+    return stub_->GetModel(c, request, r);
+  });
+}
+
+Result<v1::Model> Client::RegisterModel(std::string spec_json) {
+  v1::RegisterModelRequest request;
+  request.set_spec_json(std::move(spec_json));
+  return Unary<v1::Model>([&](grpc::ClientContext* c, v1::Model* r) {
+    return stub_->RegisterModel(c, request, r);
+  });
+}
+
+Result<Done> Client::DeleteModel(std::string_view name) {
+  v1::DeleteModelRequest request;
+  request.set_name(ModelName(name));
+  auto result = Unary<google::protobuf::Empty>(
+      [&](grpc::ClientContext* c, google::protobuf::Empty* r) { return stub_->DeleteModel(c, request, r); });
+  if (!result.ok()) return result.error();
+  return Done{};
+}
+
+Result<v1::Session> Client::CreateSession(const v1::CreateSessionRequest& request) {
+  v1::CreateSessionRequest named = request;
+  named.set_model(ModelName(request.model()));
+  return Unary<v1::Session>([&](grpc::ClientContext* c, v1::Session* r) {
+    return stub_->CreateSession(c, named, r);
+  });
+}
+
+Result<v1::Session> Client::GetSession(std::string_view name) {
+  v1::GetSessionRequest request;
+  request.set_name(SessionName(name));
+  return Unary<v1::Session>([&](grpc::ClientContext* c, v1::Session* r) {
+    return stub_->GetSession(c, request, r);
+  });
+}
+
+Result<v1::ListSessionsResponse> Client::ListSessions(const v1::ListSessionsRequest& request) {
+  return Unary<v1::ListSessionsResponse>([&](grpc::ClientContext* c, v1::ListSessionsResponse* r) {
+    return stub_->ListSessions(c, request, r);
+  });
+}
+
+Result<std::vector<v1::Session>> Client::ListAllSessions() {
+  std::vector<v1::Session> sessions;
+  v1::ListSessionsRequest request;
+  do {
+    auto page = ListSessions(request);
+    if (!page.ok()) return page.error();
+    sessions.insert(sessions.end(), page->sessions().begin(), page->sessions().end());
+    request.set_page_token(page->next_page_token());
+  } while (!request.page_token().empty());
+  return sessions;
+}
+
+Result<v1::Session> Client::UpdateSession(const v1::UpdateSessionRequest& request) {
+  v1::UpdateSessionRequest named = request;
+  named.set_name(SessionName(request.name()));
+  return Unary<v1::Session>([&](grpc::ClientContext* c, v1::Session* r) {
+    return stub_->UpdateSession(c, named, r);
+  });
+}
+
+Result<v1::Session> Client::ForkSession(std::string_view name, std::string session_id) {
+  v1::ForkSessionRequest request;
+  request.set_name(SessionName(name));
+  request.set_session_id(std::move(session_id));
+  return Unary<v1::Session>([&](grpc::ClientContext* c, v1::Session* r) {
+    return stub_->ForkSession(c, request, r);
+  });
+}
+
+Result<Done> Client::DeleteSession(std::string_view name) {
+  v1::DeleteSessionRequest request;
+  request.set_name(SessionName(name));
+  auto result = Unary<google::protobuf::Empty>(
+      [&](grpc::ClientContext* c, google::protobuf::Empty* r) { return stub_->DeleteSession(c, request, r); });
+  if (!result.ok()) return result.error();
+  return Done{};
+}
+
+StreamEnd Client::StreamStates(const v1::StreamStatesRequest& request, const StreamHandlers& handlers) {
+  v1::StreamStatesRequest named = request;
+  named.set_name(SessionName(request.name()));
+  return RunStream(options_, named, handlers, [this](grpc::ClientContext* c, const auto& r) {
+    return stub_->StreamStates(c, r);
+  });
+}
+
+StreamEnd Client::Resume(std::string_view session, std::uint64_t next_sample_index,
+                         const StreamHandlers& handlers, v1::StreamStatesRequest request) {
+  request.set_name(SessionName(session));
+  request.set_start_sample_index(next_sample_index);
+  return StreamStates(request, handlers);
+}
+
+StreamEnd Client::Simulate(const v1::SimulateRequest& request, const StreamHandlers& handlers) {
+  return RunStream(options_, request, handlers, [this](grpc::ClientContext* c, const auto& r) {
+    return stub_->Simulate(c, r);
+  });
+}
+
+Result<HealthStatus> Client::Health(const std::string& service) {
+  auto health = grpc::health::v1::Health::NewStub(channel_);
+  grpc::ClientContext context;
+  SetDeadline(&context, options_.deadline);
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
+  grpc::health::v1::HealthCheckResponse response;
+  const grpc::Status status = health->Check(&context, request, &response);
+  if (!status.ok()) return Error::FromStatus(status);
+  switch (response.status()) {
+    case grpc::health::v1::HealthCheckResponse::SERVING: return HealthStatus::kServing;
+    case grpc::health::v1::HealthCheckResponse::NOT_SERVING: return HealthStatus::kNotServing;
+    case grpc::health::v1::HealthCheckResponse::SERVICE_UNKNOWN: return HealthStatus::kServiceUnknown;
+    default: return HealthStatus::kUnknown;
+  }
+}
+
+}  // namespace tether::client

@@ -1,0 +1,184 @@
+// tether::client without a server: error decoding, the frame decoder, options, retries.
+#include <chrono>
+#include <cmath>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
+#include "stream_decoder.h"
+#include "tether/client/client.h"
+
+namespace tether::client {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+grpc::Status StatusWithDetails(grpc::StatusCode code, const std::string& message,
+                               const google::protobuf::Message& detail) {
+  google::rpc::Status status;
+  status.set_code(static_cast<int>(code));
+  status.set_message(message);
+  status.add_details()->PackFrom(detail);
+  return grpc::Status(code, message, status.SerializeAsString());
+}
+
+TEST(Error, DecodesBadRequestViolationsInOrder) {
+  google::rpc::BadRequest bad;
+  auto* v = bad.add_field_violations();
+  v->set_field("constraints[0]");
+  v->set_description("col 7: unknown name 'lenght' (did you mean 'length'?)");
+  v = bad.add_field_violations();
+  v->set_field("options.rtol");
+  v->set_description("must be in [1e-15, 1)");
+  const Error error = Error::FromStatus(
+      StatusWithDetails(grpc::StatusCode::INVALID_ARGUMENT, "the spec has 2 problems", bad));
+  ASSERT_EQ(error.violations.size(), 2U);
+  EXPECT_EQ(error.violations[1].field, "options.rtol");
+  EXPECT_EQ(error.ToString(),
+            "INVALID_ARGUMENT: the spec has 2 problems\n"
+            "  constraints[0]: col 7: unknown name 'lenght' (did you mean 'length'?)\n"
+            "  options.rtol: must be in [1e-15, 1)");
+}
+
+TEST(Error, DecodesErrorInfo) {
+  google::rpc::ErrorInfo info;
+  info.set_reason("PROJECTION_FAILED");
+  info.set_domain("tether.dev");
+  (*info.mutable_metadata())["t"] = "12.34";
+  const Error error =
+      Error::FromStatus(StatusWithDetails(grpc::StatusCode::ABORTED, "projection failed", info));
+  ASSERT_TRUE(error.info.has_value());
+  EXPECT_EQ(error.info->metadata.at("t"), "12.34");
+  EXPECT_THAT(error.ToString(), HasSubstr("reason PROJECTION_FAILED, t = 12.34"));
+}
+
+TEST(Error, PlainStatusAndGarbageDetails) {
+  EXPECT_EQ(Error::FromStatus(grpc::Status(grpc::StatusCode::NOT_FOUND, "no model 'x'")).ToString(),
+            "NOT_FOUND: no model 'x'");
+  const Error garbage = Error::FromStatus(grpc::Status(grpc::StatusCode::INTERNAL, "m", "\xff\xff"));
+  EXPECT_EQ(garbage.code, grpc::StatusCode::INTERNAL);
+  EXPECT_TRUE(garbage.violations.empty());
+}
+
+TEST(ClientOptions, DefaultsValidAndBadFieldsNamed) {
+  std::string why;
+  EXPECT_TRUE(ClientOptions{}.IsValid(&why)) << why;
+  ClientOptions bad;
+  bad.max_attempts = 0;
+  EXPECT_FALSE(bad.IsValid(&why));
+  EXPECT_EQ(why, "ClientOptions::max_attempts = 0; must be >= 1");
+}
+
+TEST(Names, AcceptBareAndFullNames) {
+  EXPECT_EQ(ModelName("pendulum"), "models/pendulum");
+  EXPECT_EQ(ModelName("models/pendulum"), "models/pendulum");
+  EXPECT_EQ(SessionName("abc"), "sessions/abc");
+}
+
+v1::StateChunk Header(const std::vector<std::string>& columns, std::uint64_t first) {
+  v1::StateChunk chunk;
+  for (const auto& name : columns) chunk.mutable_header()->add_columns()->set_name(name);
+  chunk.mutable_header()->set_first_sample_index(first);
+  chunk.mutable_header()->set_session("sessions/s");
+  return chunk;
+}
+
+// n samples of c columns, value of column j at sample i = 10·(first+i) + j.
+v1::StateChunk Frame(std::uint64_t first, int n, int c) {
+  v1::StateChunk chunk;
+  v1::Frame* frame = chunk.mutable_frame();
+  frame->set_first_sample_index(first);
+  for (int i = 0; i < n; ++i) {
+    const double index = static_cast<double>(first) + i;
+    frame->add_t(0.5 * index);
+    for (int j = 0; j < c; ++j) frame->add_values(10 * index + j);
+    frame->add_residual_position(1e-15);
+    frame->add_residual_velocity(0);
+  }
+  return chunk;
+}
+
+TEST(StreamDecoder, DeliversSamplesByNameAcrossFrames) {
+  std::vector<double> ys;
+  std::vector<std::uint64_t> indices;
+  StreamHandlers handlers;
+  handlers.on_sample = [&](const Sample& s) {
+    ys.push_back(s.Value("y"));
+    indices.push_back(s.index);
+    EXPECT_TRUE(std::isnan(s.Value("nope")));
+    return true;
+  };
+  StreamDecoder decoder(handlers);
+  EXPECT_TRUE(decoder.Consume(Header({"x", "y"}, 3)));
+  EXPECT_TRUE(decoder.Consume(Frame(3, 2, 2)));
+  EXPECT_TRUE(decoder.Consume(Frame(5, 1, 2)));
+  const StreamEnd end = decoder.Finish(grpc::Status::OK);
+  EXPECT_TRUE(end.ok());
+  EXPECT_THAT(indices, ElementsAre(3, 4, 5));
+  EXPECT_THAT(ys, ElementsAre(31, 41, 51));
+  EXPECT_EQ(end.next_sample_index, 6U);
+  EXPECT_EQ(end.session, "sessions/s");
+}
+
+TEST(StreamDecoder, HandlerCancelIsNotAnError) {
+  StreamHandlers handlers;
+  handlers.on_sample = [](const Sample& s) { return s.index < 1; };
+  StreamDecoder decoder(handlers);
+  decoder.Consume(Header({"x"}, 0));
+  EXPECT_FALSE(decoder.Consume(Frame(0, 3, 1)));
+  const StreamEnd end = decoder.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled"));
+  EXPECT_TRUE(end.ok());
+  EXPECT_TRUE(end.cancelled_by_handler);
+  EXPECT_EQ(end.next_sample_index, 2U);  // samples 0 and 1 were delivered
+}
+
+TEST(StreamDecoder, RejectsMalformedFramesByMessage) {
+  StreamHandlers handlers;
+  StreamDecoder decoder(handlers);
+  decoder.Consume(Header({"x", "y"}, 0));
+  v1::StateChunk bad = Frame(0, 2, 2);
+  bad.mutable_frame()->mutable_values()->RemoveLast();
+  EXPECT_FALSE(decoder.Consume(bad));
+  const StreamEnd end = decoder.Finish(grpc::Status::OK);
+  EXPECT_EQ(end.error.code, grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(end.error.message,
+            "malformed frame at sample 0: 2 times, 3 values (expected 4), 2 and 2 residuals");
+
+  StreamDecoder gap(handlers);
+  gap.Consume(Header({"x"}, 0));
+  EXPECT_FALSE(gap.Consume(Frame(1, 1, 1)));
+  EXPECT_EQ(gap.Finish(grpc::Status::OK).error.message,
+            "malformed stream: frame starts at sample 1, expected 0");
+}
+
+TEST(Client, RetriesUnavailableWithBackoffThenReports) {
+  // Port 1 on loopback refuses connections: every attempt fails UNAVAILABLE.
+  ClientOptions options;
+  options.max_attempts = 3;
+  options.initial_backoff = std::chrono::milliseconds(50);
+  Client client("127.0.0.1:1", options);
+  const auto start = std::chrono::steady_clock::now();
+  const auto models = client.ListModels();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(models.ok());
+  EXPECT_EQ(models.error().code, grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(models.error().attempts, 3);
+  // Waits of 50 and 100 ms lie between the three attempts.
+  EXPECT_GE(elapsed, std::chrono::milliseconds(150));
+  EXPECT_LT(elapsed, std::chrono::seconds(10));
+}
+
+TEST(Client, StreamToUnreachableServerEndsUnavailable) {
+  Client client("127.0.0.1:1");
+  v1::SimulateRequest request;
+  request.set_model("pendulum");
+  const StreamEnd end = client.Simulate(request, {});
+  EXPECT_EQ(end.error.code, grpc::StatusCode::UNAVAILABLE);
+  EXPECT_FALSE(end.summary.has_value());
+}
+
+}  // namespace
+}  // namespace tether::client
