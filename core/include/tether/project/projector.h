@@ -1,0 +1,92 @@
+// Projection onto the invariants of a reduced model (seeds chapters 19 and 20, DESIGN.md §3).
+// After a step gives x̃, a projector solves
+//     min ½ ‖z − x̃‖²_W   subject to   H(z, t) = 0
+// by Newton on the KKT system  [W  −H_zᵀ; −H_z  0] [δz; μ] = [W(x̃ − z); H(z)]  (see
+// newton_projection.h). One file pair per method beside this interface; MakeProjector is the
+// registry.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tether/reduce/reduced_model.h"
+
+namespace tether::project {
+
+enum class Method {
+  kNone,        // nothing is projected: shows the drift of chapter 11
+  kBaumgarte,   // nothing is projected; the reduced model stabilizes a (ReducedModel::SetBaumgarte)
+  kCoupled,     // one Newton on all invariants in all of z (§20.2/§20.3, full algorithm)
+  kSequential,  // position invariants in the position block, then velocity invariants in the
+                // velocity block at the projected positions (§20.3, approximate algorithm)
+};
+
+enum class Metric {
+  kEuclidean,  // W = I
+  kMass,       // W = diag(M, M) on z = (q, v), M evaluated at x̃ (mechanical only)
+};
+
+enum class NewtonVariant {
+  kFull,        // H_z re-evaluated and S refactored every iteration: quadratic convergence
+  kSimplified,  // H_z frozen at x̃: one factorization per projection, linear convergence
+};
+
+struct ProjectorOptions {
+  Metric metric = Metric::kEuclidean;
+  NewtonVariant newton = NewtonVariant::kFull;
+  // Newton stops as soon as max_i |H_i(z)| / s_i ≤ tolerance, with the scale of invariant i
+  //   s_i = max(1, Σ_j |∂H_i/∂z_j · z_j|)
+  // evaluated at the current z: the change of H_i that a relative perturbation of every
+  // coordinate by 1 would cause, so a residual of tolerance·s_i is what a relative state error
+  // of `tolerance` produces (the pendulum's Φ = qᵀq − ℓ² has s = 2ℓ² = 12.5 on the circle).
+  // > 0.
+  double tolerance = 1e-12;
+  // Newton fails after this many iterations, or as soon as the scaled residual grows. ≥ 1.
+  int max_iterations = 10;
+
+  // On failure writes e.g. "ProjectorOptions::tolerance = -1; must be > 0".
+  bool IsValid(std::string* why) const;
+};
+
+enum class ProjectionStatus {
+  kConverged,
+  kNotConverged,  // max_iterations reached or the residual grew
+  kSingular,      // rank-deficient H_z W⁻¹ H_zᵀ (dependent constraints)
+  kNonFinite,     // NaN/∞ in H or H_z
+};
+
+// What one projection did.
+struct ProjectionReport {
+  ProjectionStatus status = ProjectionStatus::kConverged;
+  int iterations = 0;               // Newton iterations (0: z was already on the manifold)
+  double scaled_residual = 0.0;     // final max_i |H_i| / s_i
+  double residual_position = 0.0;   // final ‖Φ‖∞ (or ‖g‖∞), unscaled
+  double residual_velocity = 0.0;   // final ‖h‖∞, unscaled (0 when there is no velocity level)
+  std::string message;              // on failure: t, iterations, residual, likely cause
+};
+
+class Projector {
+ public:
+  virtual ~Projector() = default;
+
+  [[nodiscard]] virtual std::string_view name() const = 0;  // "none", "baumgarte", …
+  [[nodiscard]] virtual std::unique_ptr<Projector> Clone() const = 0;
+
+  // Allocates the work memory for `model`'s sizes; Project does not allocate afterwards.
+  virtual void Resize(const reduce::ReducedModel& model) = 0;
+
+  // Projects the state z (at time t, just after a step) onto the invariants in place. On
+  // failure z holds the last Newton iterate and `report` says why; the caller keeps its last
+  // good state. `report` is always filled (the residuals even for kNone/kBaumgarte).
+  virtual bool Project(reduce::ReducedModel& model, double t, std::span<double> z,
+                       ProjectionReport* report) = 0;
+};
+
+// nullptr if `options` is invalid.
+std::unique_ptr<Projector> MakeProjector(Method method, const ProjectorOptions& options);
+
+std::string_view MethodName(Method method);
+
+}  // namespace tether::project

@@ -1,0 +1,207 @@
+// A model reduced to an ODE with invariants, derived by symbolic differentiation only
+// (shared/DESIGN.md §3, seeds chapters 11 and 20). Everything a step needs is compiled into a
+// few expr::Programs so that one Evaluate call per stage gives it:
+//
+//   mechanical (index 3), ODE state z = (q, v), N = 2n:
+//     Φ_q = ∂Φ/∂q,  h = Φ_q v + Φ_t  (velocity constraint),  a = h_q v + h_t,
+//     q' = v,   [M  −Φ_qᵀ; −Φ_q  0] [v'; λ] = [f; a + 2α h + β² Φ]   (α = β = 0 unless Baumgarte)
+//     solved as λ = S⁻¹(−(a + 2αh + β²Φ) − Φ_q M⁻¹ f), v' = M⁻¹(f + Φ_qᵀ λ), S = Φ_q M⁻¹ Φ_qᵀ,
+//     so the seed pendulum (f = −m g e₂, Φ = qᵀq − ℓ²) has λ = −m (vᵀv − g q₂)/(2 qᵀq), eq. 11.4.
+//     Invariants H = [Φ; h], H_z = [Φ_q 0; h_q Φ_q] (h_v = Φ_q).
+//   index1, x' = f(x,y,t), 0 = g(x,y,t); the "level function" c = g:
+//     kSolve (default, §20.1 addendum): z = x; every stage solves g(x,y,t) = 0 for y by Newton
+//       (y ← y − g_y⁻¹ g, warm-started from the previous y); no invariants are left to project.
+//     kOde: z = (x, y), y' = −g_y⁻¹ (g_x f + g_t); invariant g on all of z.
+//   index2, x' = f(x,y,t), 0 = g(x,t); c = h = g_x f + g_t (index 1 in y: h_y = g_x f_y):
+//     kSolve: z = x, y from h(x,y,t) = 0 by Newton in every stage; invariant g on x.
+//     kOde: z = (x, y), y' = −h_y⁻¹ (h_x f + h_t) (§20.2); invariants g (on x), h (on x, y).
+//
+// The invariants are ordered "position level" first (they depend on z[0, position_size())
+// only) and "velocity level" after; the sequential projector relies on this split.
+//
+// Program inputs are [states in Model::states() order, t, parameters in Model order].
+//
+// A ReducedModel is a value: copy it for another thread or a forked run (the symbolic
+// context is shared read-only; the compiled programs and the work memory are copied).
+// Rhs, Invariants, Mass, Outputs do not allocate.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "tether/expr/expr.h"
+#include "tether/expr/program.h"
+#include "tether/model/model.h"
+
+namespace tether::reduce {
+
+enum class AlgebraicMode {
+  kSolve,  // y by Newton on c = 0 inside every evaluation (index1: c = g, index2: c = h)
+  kOde,    // y part of the ODE state, y' from the differentiated c
+};
+
+struct ReduceOptions {
+  AlgebraicMode algebraic = AlgebraicMode::kSolve;
+  // The algebraic Newton of kSolve stops when max_i |c_i| / s_i ≤ newton_tolerance, with the
+  // scale s_i = max(1, Σ_j |∂c_i/∂w_j · w_j|) over all variables w = (x, y): the change of c_i
+  // under a relative perturbation of every variable by 1. > 0.
+  double newton_tolerance = 1e-12;
+  // It fails after this many iterations, or as soon as the scaled residual grows. ≥ 1.
+  int max_newton_iterations = 20;
+
+  bool IsValid(std::string* why) const;
+};
+
+enum class EvalStatus {
+  kOk,
+  kNonFinite,     // NaN or ±∞ in an evaluated quantity
+  kSingular,      // rank-deficient Φ_q M⁻¹ Φ_qᵀ, c_y, or a mass matrix not positive definite
+  kNotConverged,  // the algebraic Newton of kSolve did not converge
+};
+
+// Why the last Rhs/Invariants call returned false; the message names t, the quantity and,
+// for kSingular, the constraints involved ("constraints 'c1', 'c2' are dependent").
+struct EvalFailure {
+  EvalStatus status = EvalStatus::kOk;
+  std::string message;
+};
+
+class ReducedModel;
+
+struct ReduceResult {
+  std::unique_ptr<ReducedModel> reduced;  // set iff error is empty
+  std::string error;
+};
+
+class ReducedModel {
+ public:
+  static ReduceResult Build(std::shared_ptr<const model::Model> model,
+                            const ReduceOptions& options);
+
+  ReducedModel(const ReducedModel&) = default;
+  ReducedModel& operator=(const ReducedModel&) = default;
+  ~ReducedModel();
+
+  [[nodiscard]] const model::Model& model() const { return *model_; }
+  [[nodiscard]] model::Form form() const { return model_->form; }
+  [[nodiscard]] AlgebraicMode algebraic_mode() const { return options_.algebraic; }
+  [[nodiscard]] const ReduceOptions& options() const { return options_; }
+
+  [[nodiscard]] std::size_t ode_size() const { return ode_size_; }            // N
+  [[nodiscard]] std::size_t position_size() const { return position_size_; }  // P ≤ N
+  [[nodiscard]] std::size_t num_position_invariants() const { return num_pos_inv_; }
+  [[nodiscard]] std::size_t num_velocity_invariants() const { return num_vel_inv_; }
+  [[nodiscard]] std::size_t num_invariants() const { return num_pos_inv_ + num_vel_inv_; }
+  // λ (m, mechanical) or y (index1/2).
+  [[nodiscard]] std::size_t num_auxiliary() const { return aux_.size(); }
+  // n for mechanical (W = diag(M, M) is available), 0 otherwise.
+  [[nodiscard]] std::size_t mass_size() const { return mass_size_; }
+  [[nodiscard]] std::size_t num_states() const { return model_->num_states(); }
+  // The constraint name each invariant row comes from (Φ_i and h_i share one).
+  [[nodiscard]] const std::vector<std::string>& invariant_names() const {
+    return invariant_names_;
+  }
+
+  // Parameter values in Model::parameters order (initially the model's defaults).
+  void SetParameters(std::span<const double> values);
+  [[nodiscard]] std::span<const double> parameters() const;
+  // Acceleration-level stabilization (mechanical; α = β = 0 turns it off).
+  void SetBaumgarte(double alpha, double beta);
+
+  // z' = F(t, z). On success auxiliary() holds λ or y at (t, z).
+  bool Rhs(double t, std::span<const double> z, std::span<double> zdot);
+  [[nodiscard]] std::span<const double> auxiliary() const { return aux_; }
+  // Sets y (warm start of kSolve, or the y used for kSolve invariants and outputs).
+  void SetAuxiliary(std::span<const double> values);
+
+  // Newton on c(x, y, t) = 0 for y from the y given (index1/index2 in either mode; used by
+  // Rhs in kSolve mode and by consistent initialization). `iterations` may be null.
+  bool SolveAlgebraic(double t, std::span<const double> x, std::span<double> y, int* iterations);
+
+  // H(t, z) (num_invariants()) and H_z (row-major num_invariants() × N). In kSolve mode the
+  // y fed to the programs is auxiliary() (g does not depend on it).
+  bool Invariants(double t, std::span<const double> z, std::span<double> h,
+                  std::span<double> h_z);
+  // M(q, v, t), row-major n × n (mechanical only).
+  bool Mass(double t, std::span<const double> z, std::span<double> m);
+  // ‖Φ‖∞ (or ‖g‖∞) and ‖h‖∞ (0 for index 1) at the full state (z with auxiliary()).
+  bool Residuals(double t, std::span<const double> z, double* position, double* velocity);
+
+  // The full state over Model::states() from z (and auxiliary() y in kSolve mode), and back
+  // (which also sets auxiliary() y in kSolve mode).
+  void FullState(std::span<const double> z, std::span<double> state) const;
+  void SetFullState(std::span<const double> state, std::span<double> z);
+
+  // The model's named outputs at a full state.
+  bool Outputs(double t, std::span<const double> state, std::span<double> out);
+  [[nodiscard]] std::size_t num_outputs() const { return model_->outputs.size(); }
+
+  [[nodiscard]] const EvalFailure& failure() const { return failure_; }
+
+ private:
+  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+  ReducedModel() = default;
+  void Compile(expr::Context& context, const std::vector<expr::Expr>& inputs,
+               const std::vector<expr::Expr>& stage, const std::vector<expr::Expr>& invariants,
+               const std::vector<expr::Expr>& mass, const std::vector<expr::Expr>& outputs);
+  void BuildMechanical(expr::Context& context, const std::vector<expr::Expr>& inputs);
+  void BuildIndex(expr::Context& context, const std::vector<expr::Expr>& inputs);
+  [[nodiscard]] std::vector<expr::Expr> ImportOutputs(expr::Context& context) const;
+  void Allocate();
+  void LoadState(double t, std::span<const double> state);
+  void LoadZ(double t, std::span<const double> z);
+  bool RhsMechanical(double t, std::span<const double> z, std::span<double> zdot);
+  bool RhsIndex(double t, std::span<const double> z, std::span<double> zdot);
+  bool Fail(EvalStatus status, std::string message);
+  bool FailNonFinite(double t, const char* what);
+  bool FailSingularRows(double t, const Eigen::MatrixXd& rows, const char* what);
+
+  std::shared_ptr<const model::Model> model_;
+  std::shared_ptr<const expr::Context> context_;
+  ReduceOptions options_;
+
+  std::size_t n_ = 0;    // coordinates (mechanical) or differential variables
+  std::size_t m_ = 0;    // constraints (= algebraic variables for index1/2)
+  std::size_t ode_size_ = 0;
+  std::size_t position_size_ = 0;
+  std::size_t num_pos_inv_ = 0;
+  std::size_t num_vel_inv_ = 0;
+  std::size_t mass_size_ = 0;
+  std::vector<std::string> invariant_names_;
+  double alpha_ = 0.0;
+  double beta_ = 0.0;
+
+  expr::Program stage_;       // mechanical: M, f, Φ_q, a, Φ, h;  index: f, c, c_x, c_y, c_t
+  expr::Program invariants_;  // mechanical: Φ, h, Φ_q, h_q;  index1: g, g_x, g_y;
+                              // index2: g, h, g_x, h_x, h_y
+  expr::Program mass_;        // mechanical: M
+  expr::Program outputs_;
+
+  std::vector<double> in_;  // [states, t, parameters]
+  std::vector<double> stage_out_;
+  std::vector<double> invariants_out_;
+  std::vector<double> mass_out_;
+  std::vector<double> aux_;
+
+  // Work memory for the linear algebra (sized by Allocate).
+  Eigen::MatrixXd mass_matrix_;                // n × n
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+  Eigen::MatrixXd minv_jt_;                    // M⁻¹ Φ_qᵀ, n × m
+  Eigen::MatrixXd schur_;                      // m × m
+  Eigen::LDLT<Eigen::MatrixXd> ldlt_;
+  Eigen::MatrixXd c_y_;                        // m × m
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  Eigen::VectorXd work_n_;
+  Eigen::VectorXd work_m_;
+  Eigen::VectorXd solve_m_;
+
+  EvalFailure failure_;
+};
+
+}  // namespace tether::reduce

@@ -1,0 +1,338 @@
+// Evaluation side of ReducedModel: stage solves, invariants, outputs. The symbolic side
+// (Build) is in reduction.cc.
+#include "tether/reduce/reduced_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "tether/reduce/rank.h"
+
+namespace tether::reduce {
+namespace {
+
+using ConstRowMap = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
+                                                   Eigen::RowMajor>>;
+using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
+using VecMap = Eigen::Map<Eigen::VectorXd>;
+
+Eigen::Index Ix(std::size_t i) { return static_cast<Eigen::Index>(i); }
+
+bool AllFinite(std::span<const double> values) {
+  return std::all_of(values.begin(), values.end(), [](double x) { return std::isfinite(x); });
+}
+
+double MaxAbs(std::span<const double> values) {
+  double largest = 0.0;
+  for (double x : values) largest = std::max(largest, std::abs(x));
+  return largest;
+}
+
+std::string Num(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+}  // namespace
+
+bool ReduceOptions::IsValid(std::string* why) const {
+  if (!(newton_tolerance > 0.0)) {
+    if (why) *why = "ReduceOptions::newton_tolerance = " + Num(newton_tolerance) + "; must be > 0";
+    return false;
+  }
+  if (max_newton_iterations < 1) {
+    if (why) {
+      *why = "ReduceOptions::max_newton_iterations = " + std::to_string(max_newton_iterations) +
+             "; must be >= 1";
+    }
+    return false;
+  }
+  return true;
+}
+
+ReducedModel::~ReducedModel() = default;
+
+void ReducedModel::Allocate() {
+  const std::size_t states = model_->num_states();
+  in_.assign(states + 1 + model_->parameters.size(), 0.0);
+  for (std::size_t k = 0; k < model_->parameters.size(); ++k) {
+    in_[states + 1 + k] = model_->parameters[k].value;
+  }
+  stage_out_.assign(stage_.num_outputs(), 0.0);
+  invariants_out_.assign(invariants_.num_outputs(), 0.0);
+  mass_out_.assign(mass_.num_outputs(), 0.0);
+  aux_.assign(m_, 0.0);
+  const Eigen::Index n = Ix(n_);
+  const Eigen::Index m = Ix(m_);
+  mass_matrix_.setZero(n, n);
+  llt_ = Eigen::LLT<Eigen::MatrixXd>(n);
+  minv_jt_.setZero(n, m);
+  schur_.setZero(m, m);
+  ldlt_ = Eigen::LDLT<Eigen::MatrixXd>(m);
+  c_y_.setZero(m, m);
+  lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(m);
+  work_n_.setZero(n);
+  work_m_.setZero(m);
+  solve_m_.setZero(m);
+}
+
+void ReducedModel::SetParameters(std::span<const double> values) {
+  const std::size_t offset = model_->num_states() + 1;
+  for (std::size_t k = 0; k < values.size() && offset + k < in_.size(); ++k) {
+    in_[offset + k] = values[k];
+  }
+}
+
+std::span<const double> ReducedModel::parameters() const {
+  return std::span<const double>(in_).subspan(model_->num_states() + 1);
+}
+
+void ReducedModel::SetBaumgarte(double alpha, double beta) {
+  alpha_ = alpha;
+  beta_ = beta;
+}
+
+void ReducedModel::SetAuxiliary(std::span<const double> values) {
+  std::copy_n(values.begin(), std::min(values.size(), aux_.size()), aux_.begin());
+}
+
+bool ReducedModel::Fail(EvalStatus status, std::string message) {
+  failure_.status = status;
+  failure_.message = std::move(message);
+  return false;
+}
+
+bool ReducedModel::FailNonFinite(double t, const char* what) {
+  return Fail(EvalStatus::kNonFinite,
+              "non-finite value in " + std::string(what) + " at t = " + Num(t) +
+                  "; a parameter or the state makes the model's expressions overflow or "
+                  "leave their domain");
+}
+
+bool ReducedModel::FailSingularRows(double t, const Eigen::MatrixXd& rows, const char* what) {
+  const std::vector<std::size_t> dependent = DependentRows(rows);
+  return Fail(EvalStatus::kSingular,
+              std::string(what) + " is rank-deficient at t = " + Num(t) + ": constraints " +
+                  NameList(dependent, model_->constraint_names) +
+                  " are dependent or have a vanishing gradient");
+}
+
+void ReducedModel::LoadState(double t, std::span<const double> state) {
+  std::copy(state.begin(), state.end(), in_.begin());
+  in_[state.size()] = t;
+}
+
+void ReducedModel::LoadZ(double t, std::span<const double> z) {
+  std::copy(z.begin(), z.end(), in_.begin());
+  if (model_->form != model::Form::kMechanical && options_.algebraic == AlgebraicMode::kSolve) {
+    std::copy(aux_.begin(), aux_.end(), in_.begin() + Ix(n_));
+  }
+  in_[model_->num_states()] = t;
+}
+
+bool ReducedModel::Rhs(double t, std::span<const double> z, std::span<double> zdot) {
+  return model_->form == model::Form::kMechanical ? RhsMechanical(t, z, zdot)
+                                                  : RhsIndex(t, z, zdot);
+}
+
+bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<double> zdot) {
+  LoadZ(t, z);
+  stage_.Evaluate(in_, stage_out_);
+  if (!AllFinite(stage_out_)) return FailNonFinite(t, "the mass matrix, forces or constraints");
+  const std::size_t n = n_;
+  const std::size_t m = m_;
+  const double* out = stage_out_.data();
+  mass_matrix_ = ConstRowMap(out, Ix(n), Ix(n));
+  const ConstVecMap f(out + n * n, Ix(n));
+  const ConstRowMap phi_q(out + n * n + n, Ix(m), Ix(n));
+  const ConstVecMap a(out + n * n + n + m * n, Ix(m));
+  const ConstVecMap phi(out + n * n + n + m * n + m, Ix(m));
+  const ConstVecMap h(out + n * n + n + m * n + 2 * m, Ix(m));
+  llt_.compute(mass_matrix_);
+  if (llt_.info() != Eigen::Success) {
+    return Fail(EvalStatus::kSingular,
+                "the mass matrix is not symmetric positive definite at t = " + Num(t));
+  }
+  work_n_ = f;
+  llt_.solveInPlace(work_n_);  // w = M⁻¹ f
+  VecMap vdot(zdot.data() + n, Ix(n));
+  if (m > 0) {
+    minv_jt_.noalias() = phi_q.transpose();
+    llt_.solveInPlace(minv_jt_);  // X = M⁻¹ Φ_qᵀ
+    schur_.noalias() = phi_q * minv_jt_;
+    ldlt_.compute(schur_);
+    if (LdltIsRankDeficient(ldlt_, RelativePivotThreshold(n))) {
+      return FailSingularRows(t, Eigen::MatrixXd(phi_q), "Φ_q M⁻¹ Φ_qᵀ");
+    }
+    // S λ = −(a + 2αh + β²Φ) − Φ_q M⁻¹ f
+    work_m_.noalias() = -(a + 2.0 * alpha_ * h + beta_ * beta_ * phi);
+    work_m_.noalias() -= phi_q * work_n_;
+    solve_m_ = ldlt_.solve(work_m_);
+    vdot.noalias() = work_n_ + minv_jt_ * solve_m_;  // v' = M⁻¹(f + Φ_qᵀ λ)
+    std::copy(solve_m_.data(), solve_m_.data() + m, aux_.begin());
+  } else {
+    vdot = work_n_;
+  }
+  std::copy(z.begin() + Ix(n), z.begin() + Ix(2 * n), zdot.begin());  // q' = v
+  return true;
+}
+
+bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span<double> y,
+                                  int* iterations) {
+  const std::size_t nx = n_;
+  const std::size_t m = m_;
+  double previous = 0.0;
+  for (int iteration = 0;; ++iteration) {
+    std::copy(x.begin(), x.end(), in_.begin());
+    std::copy(y.begin(), y.end(), in_.begin() + Ix(nx));
+    in_[nx + m] = t;
+    stage_.Evaluate(in_, stage_out_);
+    if (!AllFinite(stage_out_)) return FailNonFinite(t, "the right-hand side or constraints");
+    const double* out = stage_out_.data();
+    const ConstVecMap c(out + nx, Ix(m));
+    const ConstRowMap c_x(out + nx + m, Ix(m), Ix(nx));
+    const ConstRowMap c_y(out + nx + m + m * nx, Ix(m), Ix(m));
+    // Scaled residual max_i |c_i| / max(1, Σ_j |c_x,ij x_j| + Σ_j |c_y,ij y_j|).
+    double residual = 0.0;
+    for (std::size_t i = 0; i < m; ++i) {
+      double scale = 0.0;
+      for (std::size_t j = 0; j < nx; ++j) scale += std::abs(c_x(Ix(i), Ix(j)) * x[j]);
+      for (std::size_t j = 0; j < m; ++j) scale += std::abs(c_y(Ix(i), Ix(j)) * y[j]);
+      residual = std::max(residual, std::abs(c(Ix(i))) / std::max(1.0, scale));
+    }
+    if (iterations) *iterations = iteration;
+    if (residual <= options_.newton_tolerance) return true;
+    const bool grew = iteration > 0 && residual > previous;
+    if (grew || iteration >= options_.max_newton_iterations) {
+      return Fail(EvalStatus::kNotConverged,
+                  "the algebraic equations did not converge at t = " + Num(t) + " after " +
+                      std::to_string(iteration) + " Newton iterations, scaled residual " +
+                      Num(residual) + (grew ? " (growing)" : "") +
+                      "; the step may be too large for the algebraic variables to follow");
+    }
+    previous = residual;
+    c_y_ = c_y;
+    lu_.compute(c_y_);
+    if (LuIsRankDeficient(lu_, RelativePivotThreshold(m))) {
+      return FailSingularRows(t, c_y_, model_->form == model::Form::kIndex1 ? "g_y" : "h_y = g_x f_y");
+    }
+    work_m_ = c;
+    solve_m_ = lu_.solve(work_m_);
+    for (std::size_t j = 0; j < m; ++j) y[j] -= solve_m_(Ix(j));  // y ← y − c_y⁻¹ c
+  }
+}
+
+bool ReducedModel::RhsIndex(double t, std::span<const double> z, std::span<double> zdot) {
+  const std::size_t nx = n_;
+  const std::size_t m = m_;
+  if (options_.algebraic == AlgebraicMode::kSolve) {
+    if (!SolveAlgebraic(t, z.first(nx), aux_, nullptr)) return false;
+    std::copy_n(stage_out_.begin(), nx, zdot.begin());  // f at the converged y
+    return true;
+  }
+  LoadZ(t, z);
+  stage_.Evaluate(in_, stage_out_);
+  if (!AllFinite(stage_out_)) return FailNonFinite(t, "the right-hand side or constraints");
+  const double* out = stage_out_.data();
+  const ConstVecMap f(out, Ix(nx));
+  const ConstRowMap c_x(out + nx + m, Ix(m), Ix(nx));
+  const ConstRowMap c_y(out + nx + m + m * nx, Ix(m), Ix(m));
+  const ConstVecMap c_t(out + nx + m + m * nx + m * m, Ix(m));
+  c_y_ = c_y;
+  lu_.compute(c_y_);
+  if (LuIsRankDeficient(lu_, RelativePivotThreshold(m))) {
+    return FailSingularRows(t, c_y_, model_->form == model::Form::kIndex1 ? "g_y" : "h_y = g_x f_y");
+  }
+  work_m_.noalias() = -(c_t + c_x * f);
+  solve_m_ = lu_.solve(work_m_);  // y' = −c_y⁻¹ (c_x f + c_t)
+  std::copy_n(out, nx, zdot.begin());
+  std::copy_n(solve_m_.data(), m, zdot.begin() + Ix(nx));
+  std::copy(z.begin() + Ix(nx), z.end(), aux_.begin());
+  return true;
+}
+
+bool ReducedModel::Invariants(double t, std::span<const double> z, std::span<double> h,
+                              std::span<double> h_z) {
+  const std::size_t p = num_invariants();
+  if (p == 0) return true;
+  LoadZ(t, z);
+  invariants_.Evaluate(in_, invariants_out_);
+  if (!AllFinite(invariants_out_)) return FailNonFinite(t, "the constraints or their Jacobian");
+  const std::size_t n = n_;
+  const std::size_t m = m_;
+  const std::size_t cols = ode_size_;
+  const double* out = invariants_out_.data();
+  std::fill(h_z.begin(), h_z.end(), 0.0);
+  auto put = [&](std::size_t row, std::size_t col, const double* block, std::size_t rows,
+                 std::size_t width) {
+    for (std::size_t i = 0; i < rows; ++i) {
+      std::copy_n(block + i * width, width, h_z.begin() + Ix((row + i) * cols + col));
+    }
+  };
+  if (model_->form == model::Form::kMechanical) {
+    std::copy_n(out, 2 * m, h.begin());       // Φ, h
+    put(0, 0, out + 2 * m, m, n);             // Φ_q
+    put(m, 0, out + 2 * m + m * n, m, n);     // h_q
+    put(m, n, out + 2 * m, m, n);             // h_v = Φ_q
+  } else if (model_->form == model::Form::kIndex1) {
+    std::copy_n(out, m, h.begin());           // g
+    put(0, 0, out + m, m, n);                 // g_x
+    put(0, n, out + m + m * n, m, m);         // g_y (kOde only: z = (x, y))
+  } else {
+    std::copy_n(out, m, h.begin());           // g
+    put(0, 0, out + 2 * m, m, n);             // g_x
+    if (num_vel_inv_ > 0) {
+      std::copy_n(out + m, m, h.begin() + Ix(m));  // h
+      put(m, 0, out + 2 * m + m * n, m, n);         // h_x
+      put(m, n, out + 2 * m + 2 * m * n, m, m);     // h_y
+    }
+  }
+  return true;
+}
+
+bool ReducedModel::Mass(double t, std::span<const double> z, std::span<double> m) {
+  if (mass_size_ == 0) return true;
+  LoadZ(t, z);
+  mass_.Evaluate(in_, m);
+  if (!AllFinite(m)) return FailNonFinite(t, "the mass matrix");
+  return true;
+}
+
+bool ReducedModel::Residuals(double t, std::span<const double> z, double* position,
+                             double* velocity) {
+  *position = 0.0;
+  *velocity = 0.0;
+  if (m_ == 0) return true;
+  LoadZ(t, z);
+  invariants_.Evaluate(in_, invariants_out_);
+  const std::span<const double> out(invariants_out_);
+  *position = MaxAbs(out.first(m_));
+  if (model_->form != model::Form::kIndex1) *velocity = MaxAbs(out.subspan(m_, m_));
+  if (!std::isfinite(*position) || !std::isfinite(*velocity)) {
+    return FailNonFinite(t, "the constraint residuals");
+  }
+  return true;
+}
+
+void ReducedModel::FullState(std::span<const double> z, std::span<double> state) const {
+  std::copy(z.begin(), z.end(), state.begin());
+  if (z.size() < state.size()) std::copy(aux_.begin(), aux_.end(), state.begin() + Ix(z.size()));
+}
+
+void ReducedModel::SetFullState(std::span<const double> state, std::span<double> z) {
+  std::copy_n(state.begin(), z.size(), z.begin());
+  if (model_->form != model::Form::kMechanical) {
+    std::copy_n(state.begin() + Ix(n_), m_, aux_.begin());
+  }
+}
+
+bool ReducedModel::Outputs(double t, std::span<const double> state, std::span<double> out) {
+  if (out.empty()) return true;
+  LoadState(t, state);
+  outputs_.Evaluate(in_, out);
+  return true;
+}
+
+}  // namespace tether::reduce

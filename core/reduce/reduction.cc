@@ -1,0 +1,237 @@
+// Symbolic side of ReducedModel: every derivative comes from expr::Context::Diff on the
+// model's expressions, imported into a context of our own (the Model is shared read-only
+// across sessions and threads).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tether/reduce/reduced_model.h"
+
+namespace tether::reduce {
+namespace {
+
+using expr::Context;
+using expr::Expr;
+
+// Σ_j a_j b_j, simplified by the context's constructors.
+Expr Dot(Context& cx, const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  Expr sum = cx.Constant(0.0);
+  for (std::size_t j = 0; j < a.size(); ++j) sum = cx.Add(sum, cx.Mul(a[j], b[j]));
+  return sum;
+}
+
+// J[i][j] = ∂e_i/∂s_j.
+std::vector<std::vector<Expr>> Jacobian(Context& cx, const std::vector<Expr>& e,
+                                        const std::vector<Expr>& s) {
+  std::vector<std::vector<Expr>> jacobian(e.size(), std::vector<Expr>(s.size()));
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    for (std::size_t j = 0; j < s.size(); ++j) jacobian[i][j] = cx.Diff(e[i], s[j]);
+  }
+  return jacobian;
+}
+
+std::vector<Expr> Diffs(Context& cx, const std::vector<Expr>& e, Expr s) {
+  std::vector<Expr> out;
+  out.reserve(e.size());
+  for (Expr x : e) out.push_back(cx.Diff(x, s));
+  return out;
+}
+
+template <typename T>
+void Append(std::vector<T>* out, const std::vector<T>& e) {
+  out->insert(out->end(), e.begin(), e.end());
+}
+
+void Append(std::vector<Expr>* out, const std::vector<std::vector<Expr>>& rows) {
+  for (const auto& row : rows) Append(out, row);
+}
+
+struct Imported {
+  std::shared_ptr<Context> context = std::make_shared<Context>();
+  std::vector<Expr> coordinates;  // q or x
+  std::vector<Expr> velocities;   // v or y
+  std::vector<Expr> inputs;       // [states, t, parameters]
+  Expr time;
+};
+
+Imported ImportSymbols(const model::Model& model) {
+  Imported imported;
+  Context& cx = *imported.context;
+  const Context& from = *model.context;
+  const bool mechanical = model.form == model::Form::kMechanical;
+  for (const model::Variable& v : mechanical ? model.coordinates : model.differential) {
+    imported.coordinates.push_back(cx.Import(from, v.symbol));
+  }
+  for (const model::Variable& v : mechanical ? model.velocities : model.algebraic) {
+    imported.velocities.push_back(cx.Import(from, v.symbol));
+  }
+  imported.time = cx.Import(from, model.time);
+  Append(&imported.inputs, imported.coordinates);
+  Append(&imported.inputs, imported.velocities);
+  imported.inputs.push_back(imported.time);
+  for (const model::Parameter& p : model.parameters) {
+    imported.inputs.push_back(cx.Import(from, p.symbol));
+  }
+  return imported;
+}
+
+std::vector<Expr> ImportAll(Context& cx, const Context& from, const std::vector<Expr>& e) {
+  std::vector<Expr> out;
+  out.reserve(e.size());
+  for (Expr x : e) out.push_back(cx.Import(from, x));
+  return out;
+}
+
+}  // namespace
+
+ReduceResult ReducedModel::Build(std::shared_ptr<const model::Model> model,
+                                 const ReduceOptions& options) {
+  ReduceResult result;
+  if (!model || !model->context) {
+    result.error = "no model";
+    return result;
+  }
+  if (!options.IsValid(&result.error)) return result;
+  const bool mechanical = model->form == model::Form::kMechanical;
+  const std::size_t n = mechanical ? model->coordinates.size() : model->differential.size();
+  const std::size_t m = model->constraints.size();
+  if (mechanical && (model->velocities.size() != n || model->mass.size() != n * n ||
+                     model->forces.size() != n)) {
+    result.error = "model '" + model->name + "': mechanical sizes are inconsistent";
+    return result;
+  }
+  if (!mechanical && (model->rhs.size() != n || model->algebraic.size() != m)) {
+    result.error = "model '" + model->name +
+                   "': index1/index2 need one rhs per differential variable and one constraint "
+                   "per algebraic variable";
+    return result;
+  }
+
+  std::unique_ptr<ReducedModel> reduced(new ReducedModel());
+  reduced->model_ = model;
+  reduced->options_ = options;
+  reduced->n_ = n;
+  reduced->m_ = m;
+  Imported imported = ImportSymbols(*model);
+  if (mechanical) {
+    reduced->BuildMechanical(*imported.context, imported.inputs);
+  } else {
+    reduced->BuildIndex(*imported.context, imported.inputs);
+  }
+  reduced->context_ = imported.context;
+  reduced->Allocate();
+  result.reduced = std::move(reduced);
+  return result;
+}
+
+void ReducedModel::BuildMechanical(Context& cx, const std::vector<Expr>& inputs) {
+  const model::Model& model = *model_;
+  const std::size_t n = n_;
+  const std::vector<Expr> q(inputs.begin(), inputs.begin() + static_cast<long>(n));
+  const std::vector<Expr> v(inputs.begin() + static_cast<long>(n),
+                            inputs.begin() + static_cast<long>(2 * n));
+  const Expr t = inputs[2 * n];
+  const std::vector<Expr> mass = ImportAll(cx, *model.context, model.mass);
+  const std::vector<Expr> forces = ImportAll(cx, *model.context, model.forces);
+  const std::vector<Expr> phi = ImportAll(cx, *model.context, model.constraints);
+
+  const auto phi_q = Jacobian(cx, phi, q);
+  const std::vector<Expr> phi_t = Diffs(cx, phi, t);
+  std::vector<Expr> h;  // h = Φ_q v + Φ_t
+  for (std::size_t i = 0; i < phi.size(); ++i) h.push_back(cx.Add(Dot(cx, phi_q[i], v), phi_t[i]));
+  const auto h_q = Jacobian(cx, h, q);
+  const std::vector<Expr> h_t = Diffs(cx, h, t);
+  std::vector<Expr> a;  // a = h_q v + h_t
+  for (std::size_t i = 0; i < h.size(); ++i) a.push_back(cx.Add(Dot(cx, h_q[i], v), h_t[i]));
+
+  std::vector<Expr> stage = mass;
+  Append(&stage, forces);
+  Append(&stage, phi_q);
+  Append(&stage, a);
+  Append(&stage, phi);
+  Append(&stage, h);
+  std::vector<Expr> invariants = phi;
+  Append(&invariants, h);
+  Append(&invariants, phi_q);
+  Append(&invariants, h_q);
+  Compile(cx, inputs, stage, invariants, mass, ImportOutputs(cx));
+
+  ode_size_ = 2 * n;
+  position_size_ = n;
+  num_pos_inv_ = m_;
+  num_vel_inv_ = m_;
+  mass_size_ = n;
+  invariant_names_ = model.constraint_names;
+  Append(&invariant_names_, model.constraint_names);
+}
+
+void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
+  const model::Model& model = *model_;
+  const std::size_t nx = n_;
+  const std::size_t m = m_;
+  const std::vector<Expr> x(inputs.begin(), inputs.begin() + static_cast<long>(nx));
+  const std::vector<Expr> y(inputs.begin() + static_cast<long>(nx),
+                            inputs.begin() + static_cast<long>(nx + m));
+  const Expr t = inputs[nx + m];
+  const std::vector<Expr> f = ImportAll(cx, *model.context, model.rhs);
+  const std::vector<Expr> g = ImportAll(cx, *model.context, model.constraints);
+  const auto g_x = Jacobian(cx, g, x);
+  const auto g_y = Jacobian(cx, g, y);
+  const std::vector<Expr> g_t = Diffs(cx, g, t);
+  const bool index1 = model.form == model::Form::kIndex1;
+  const bool ode = options_.algebraic == AlgebraicMode::kOde;
+
+  std::vector<Expr> h;  // index 2: h = g_x f + g_t
+  if (!index1) {
+    for (std::size_t i = 0; i < m; ++i) h.push_back(cx.Add(Dot(cx, g_x[i], f), g_t[i]));
+  }
+  const std::vector<Expr>& c = index1 ? g : h;  // the level y is solved from
+  std::vector<Expr> stage = f;
+  Append(&stage, c);
+  Append(&stage, Jacobian(cx, c, x));
+  Append(&stage, Jacobian(cx, c, y));
+  Append(&stage, Diffs(cx, c, t));
+
+  std::vector<Expr> invariants = g;
+  if (index1) {
+    Append(&invariants, g_x);
+    Append(&invariants, g_y);
+  } else {
+    Append(&invariants, h);
+    Append(&invariants, g_x);
+    Append(&invariants, Jacobian(cx, h, x));
+    Append(&invariants, Jacobian(cx, h, y));
+  }
+  Compile(cx, inputs, stage, invariants, {}, ImportOutputs(cx));
+
+  ode_size_ = ode ? nx + m : nx;
+  if (index1) {
+    position_size_ = ode_size_;
+    num_pos_inv_ = ode ? m : 0;
+    num_vel_inv_ = 0;
+  } else {
+    position_size_ = nx;
+    num_pos_inv_ = m;
+    num_vel_inv_ = ode ? m : 0;
+  }
+  invariant_names_ = model.constraint_names;
+  if (num_vel_inv_ > 0) Append(&invariant_names_, model.constraint_names);
+  if (num_pos_inv_ == 0) invariant_names_.clear();
+}
+
+std::vector<Expr> ReducedModel::ImportOutputs(Context& cx) const {
+  std::vector<Expr> outputs;
+  for (const model::Output& o : model_->outputs) outputs.push_back(cx.Import(*model_->context, o.value));
+  return outputs;
+}
+
+void ReducedModel::Compile(Context& cx, const std::vector<Expr>& inputs,
+                           const std::vector<Expr>& stage, const std::vector<Expr>& invariants,
+                           const std::vector<Expr>& mass, const std::vector<Expr>& outputs) {
+  stage_ = expr::Compile(cx, stage, inputs);
+  invariants_ = expr::Compile(cx, invariants, inputs);
+  mass_ = expr::Compile(cx, mass, inputs);
+  outputs_ = expr::Compile(cx, outputs, inputs);
+}
+
+}  // namespace tether::reduce
