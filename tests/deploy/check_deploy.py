@@ -1,0 +1,660 @@
+#!/usr/bin/python3
+"""Offline consistency checks of tether's container and deployment files.
+
+Each subcommand is one ctest test (tests/deploy/CMakeLists.txt):
+
+  dockerfile SOURCE_DIR [SERVER_BIN CLIENT_BIN]
+      The Dockerfile's build commands are the ones CI runs: every script it calls exists and is
+      executable, every preset it names is defined in CMakePresets.json, the test stage runs
+      what .ci/run runs, the runtime stage copies the binaries the install rules produce, and
+      (given the built binaries) its package list covers every shared library they load.
+  manifests SOURCE_DIR RENDERED.yaml
+      The rendered Kubernetes objects agree with each other, with the server's drain sequence
+      and with the image: flags, ports, probes, grace periods, users, selectors, ConfigMaps.
+  envoy SOURCE_DIR
+      deploy/envoy.yaml has the structure of an Envoy v3 bootstrap that pins session calls by
+      consistent hashing on the header deploy/README.md documents (Envoy is not installed here).
+  compose SOURCE_DIR
+      deploy/compose.yaml runs the server as the manifests do and a sweep of Simulate calls.
+
+Every problem is printed on its own line, naming the file and what disagrees; the exit code is
+1 if there was any. Run with Debian's interpreter (/usr/bin/python3, which has python3-yaml).
+"""
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import yaml
+
+SESSION_HEADER = "x-tether-session"
+SERVICE_NAME = "tether.v1.SimulationService"
+GRPC_PORT = 50051
+BASE_IMAGE = "debian:bookworm-slim"
+# Packages of debian:bookworm-slim's "required" set whose libraries need no install step.
+BASE_IMAGE_PACKAGES = {"libc6", "libgcc-s1", "libstdc++6", "zlib1g"}
+
+
+class Problems:
+    """Collects problems; `check` records one when a condition fails."""
+
+    def __init__(self):
+        self.items = []
+        self.checked = 0
+
+    def check(self, condition, message):
+        self.checked += 1
+        if not condition:
+            self.items.append(message)
+        return condition
+
+    def finish(self, name):
+        for item in self.items:
+            print(f"{name}: {item}", file=sys.stderr)
+        if self.items:
+            print(f"{name}: {len(self.items)} problem(s) in {self.checked} checks", file=sys.stderr)
+            return 1
+        print(f"{name}: {self.checked} checks passed")
+        return 0
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def parse_duration_seconds(text):
+    """'20s' → 20, '1m30s' → 90, '500ms' → 0.5; None if not a duration."""
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+def flag_values(args):
+    """['--a=1', '--b', '2'] → {'--a': '1', '--b': '2'}."""
+    values = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg.startswith("--") and "=" in arg:
+            key, value = arg.split("=", 1)
+            values[key] = value
+        elif arg.startswith("--") and i + 1 < len(args) and not args[i + 1].startswith("--"):
+            values[arg] = args[i + 1]
+            i += 1
+        elif arg.startswith("--"):
+            values[arg] = ""
+        i += 1
+    return values
+
+
+# ---------------------------------------------------------------------------------- Dockerfile
+
+
+class Instruction:
+    def __init__(self, keyword, rest, line):
+        self.keyword = keyword
+        self.rest = rest
+        self.line = line
+
+    def exec_form(self):
+        """The JSON array of an exec-form instruction, else None."""
+        text = self.rest.strip()
+        if text.startswith("["):
+            return yaml.safe_load(text)
+        return None
+
+
+def parse_dockerfile(text):
+    """Stages as {name: [Instruction]}, in order, plus the global ARG defaults."""
+    logical = []
+    pending, start = "", 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        stripped = raw.strip()
+        if not pending and (not stripped or stripped.startswith("#")):
+            continue
+        if pending and stripped.startswith("#"):
+            continue
+        if not pending:
+            start = number
+        if stripped.endswith("\\"):
+            pending += stripped[:-1] + " "
+            continue
+        logical.append((start, pending + stripped))
+        pending = ""
+    args, stages, order = {}, {}, []
+    current = None
+    for number, line in logical:
+        keyword, _, rest = line.partition(" ")
+        keyword = keyword.upper()
+        if keyword == "ARG" and current is None:
+            name, _, default = rest.partition("=")
+            args[name.strip()] = default.strip()
+        elif keyword == "FROM":
+            words = rest.split()
+            name = words[2] if len(words) >= 3 and words[1].upper() == "AS" else str(len(order))
+            current = name
+            order.append(name)
+            stages[name] = [Instruction("FROM", words[0], number)]
+        elif current is not None:
+            stages[current].append(Instruction(keyword, rest.strip(), number))
+    return args, stages, order
+
+
+def shell_commands(run_text):
+    """A RUN line's commands, split at && and ; (enough for this Dockerfile's RUN lines)."""
+    return [shlex.split(part) for part in re.split(r"&&|;", run_text) if part.strip()]
+
+
+def ci_command(source_dir):
+    """The command .ci/run hands over to (`exec scripts/test` → ['scripts/test'])."""
+    lines = [l.strip() for l in read(os.path.join(source_dir, ".ci/run")).splitlines()]
+    for line in lines:
+        if line.startswith("exec "):
+            return shlex.split(line)[1:]
+    return None
+
+
+def install_targets(source_dir):
+    """Target names of every install(TARGETS ...) in the project's CMakeLists.txt files."""
+    targets = set()
+    keywords = {"EXPORT", "RUNTIME", "LIBRARY", "ARCHIVE", "INCLUDES", "DESTINATION",
+                "FILE_SET", "PUBLIC_HEADER", "COMPONENT"}
+    for root, dirs, files in os.walk(source_dir):
+        dirs[:] = [d for d in dirs if d not in {"build", "node_modules", ".git", "tools"}]
+        if "CMakeLists.txt" not in files:
+            continue
+        text = read(os.path.join(root, "CMakeLists.txt"))
+        for match in re.finditer(r"install\s*\(\s*TARGETS\s+([^)]*)\)", text):
+            for word in match.group(1).split():
+                if word in keywords:
+                    break
+                targets.add(word)
+    return targets
+
+
+def linked_packages(binary, problems):
+    """Debian packages owning the shared libraries `binary` loads (via ldd and dpkg -S)."""
+    result = subprocess.run(["ldd", binary], capture_output=True, text=True)
+    if not problems.check(result.returncode == 0, f"ldd {binary} failed: {result.stderr.strip()}"):
+        return {}
+    owners = {}
+    for line in result.stdout.splitlines():
+        match = re.search(r"=>\s+(/\S+)", line)
+        if not match:
+            continue
+        library = match.group(1)
+        package = None
+        for candidate in (library, os.path.realpath(library),
+                          re.sub(r"^/lib/", "/usr/lib/", library),
+                          re.sub(r"^/usr/lib/", "/lib/", library)):
+            found = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
+            if found.returncode == 0:
+                package = found.stdout.split(":")[0]
+                break
+        owners[os.path.basename(library)] = package
+    return owners
+
+
+def preset_field(presets, name, field):
+    """A configure preset's field, looked up through its `inherits` chain (first parent wins)."""
+    preset = presets.get(name, {})
+    if field in preset:
+        return preset[field]
+    parents = preset.get("inherits", [])
+    for parent in [parents] if isinstance(parents, str) else parents:
+        value = preset_field(presets, parent, field)
+        if value is not None:
+            return value
+    return None
+
+
+def check_dockerfile(source_dir, binaries):
+    problems = Problems()
+    path = os.path.join(source_dir, "Dockerfile")
+    args, stages, order = parse_dockerfile(read(path))
+    presets = yaml.safe_load(read(os.path.join(source_dir, "CMakePresets.json")))
+    configure = {p["name"]: p for p in presets.get("configurePresets", [])}
+    build = {p["name"] for p in presets.get("buildPresets", [])}
+
+    for stage in ("build", "test", "runtime"):
+        problems.check(stage in stages, f"Dockerfile: no stage named '{stage}'")
+    if problems.items:
+        return problems.finish("dockerfile")
+    problems.check(order[-1] == "runtime",
+                   f"Dockerfile: the last stage (the default target) is '{order[-1]}', not runtime")
+    for name in ("build", "runtime"):
+        image = stages[name][0].rest
+        image = re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), m.group(0)), image)
+        problems.check(image == BASE_IMAGE, f"Dockerfile: stage {name} starts FROM {image}, "
+                       f"expected {BASE_IMAGE}")
+    problems.check(stages["test"][0].rest == "build",
+                   f"Dockerfile: stage test starts FROM {stages['test'][0].rest}, expected build")
+
+    # Build stage: copied paths exist, scripts are executable, presets are defined.
+    commands = []
+    for ins in stages["build"]:
+        if ins.keyword == "COPY":
+            sources = ins.rest.split()[:-1]
+            for source in sources:
+                if source != ".":
+                    problems.check(os.path.exists(os.path.join(source_dir, source)),
+                                   f"Dockerfile:{ins.line}: COPY of {source}, which does not exist")
+        if ins.keyword == "RUN":
+            commands.extend((ins.line, c) for c in shell_commands(ins.rest))
+    words = [c for _, c in commands]
+    problems.check(["scripts/install-deps"] in words,
+                   "Dockerfile: the build stage does not run scripts/install-deps")
+    install_prefix = None
+    for line, command in commands:
+        program = command[0]
+        if "/" in program:
+            file = os.path.join(source_dir, program)
+            problems.check(os.path.isfile(file) and os.access(file, os.X_OK),
+                           f"Dockerfile:{line}: runs {program}, which is not an executable file")
+        if program != "cmake":
+            continue
+        options = flag_values(command[1:])
+        if command[1:2] == ["--build"]:
+            preset = options.get("--preset")
+            problems.check(preset in build,
+                           f"Dockerfile:{line}: build preset '{preset}' not in CMakePresets.json")
+            problems.check(preset == "release", f"Dockerfile:{line}: builds preset '{preset}', "
+                           "expected release")
+        elif command[1:2] == ["--install"]:
+            binary_dir = preset_field(configure, "release", "binaryDir") or ""
+            expected = binary_dir.replace("${sourceDir}/", "").replace("${presetName}", "release")
+            problems.check(command[2] == expected, f"Dockerfile:{line}: installs from {command[2]}, "
+                           f"but the release preset builds into {expected}")
+            install_prefix = options.get("--prefix")
+        elif "--preset" in options:
+            preset = options["--preset"]
+            problems.check(preset in configure,
+                           f"Dockerfile:{line}: configure preset '{preset}' not in CMakePresets.json")
+            problems.check(preset == "release", f"Dockerfile:{line}: configures preset '{preset}', "
+                           "expected release")
+    problems.check(install_prefix is not None,
+                   "Dockerfile: the build stage runs no `cmake --install ... --prefix DIR`")
+
+    # Test stage: the same command as CI.
+    expected = ci_command(source_dir)
+    problems.check(expected is not None, ".ci/run: no `exec COMMAND` line found")
+    test_runs = [shell_commands(i.rest) for i in stages["test"] if i.keyword == "RUN"]
+    problems.check(test_runs == [[expected]], f"Dockerfile: the test stage runs {test_runs}, "
+                   f"but .ci/run runs {expected}")
+
+    # Runtime stage: the installed binaries, non-root, port, health check, entrypoint.
+    runtime = stages["runtime"]
+    copied = []
+    for ins in runtime:
+        if ins.keyword == "COPY" and ins.rest.startswith("--from=build"):
+            copied.extend(ins.rest.split()[1:-1])
+    installed = install_targets(source_dir)
+    for target in ("tether-server", "tether"):
+        problems.check(target in installed,
+                       f"no install(TARGETS {target} ...) rule in the project's CMakeLists.txt")
+        problems.check(f"{install_prefix}/bin/{target}" in copied,
+                       f"Dockerfile: the runtime stage does not copy {install_prefix}/bin/{target}")
+    users = [i.rest for i in runtime if i.keyword == "USER"]
+    problems.check(len(users) == 1 and users[0].split(":")[0] not in ("0", "root"),
+                   f"Dockerfile: the runtime stage must set one non-root USER, has {users}")
+    problems.check(any(i.keyword == "EXPOSE" and str(GRPC_PORT) in i.rest.split() for i in runtime),
+                   f"Dockerfile: the runtime stage does not EXPOSE {GRPC_PORT}")
+    health = " ".join(next((i.rest for i in runtime if i.keyword == "HEALTHCHECK"), "").split())
+    problems.check(f'"tether", "health", "--server", "127.0.0.1:{GRPC_PORT}"' in health,
+                   f"Dockerfile: HEALTHCHECK does not run `tether health --server "
+                   f"127.0.0.1:{GRPC_PORT}`: {health}")
+    entry = next((i.exec_form() for i in runtime if i.keyword == "ENTRYPOINT"), None)
+    cmd = next((i.exec_form() for i in runtime if i.keyword == "CMD"), None)
+    problems.check(entry == ["tether-server"], f"Dockerfile: ENTRYPOINT is {entry}")
+    problems.check(cmd is not None and flag_values(cmd).get("--listen") == f"0.0.0.0:{GRPC_PORT}",
+                   f"Dockerfile: CMD {cmd} does not listen on 0.0.0.0:{GRPC_PORT}")
+
+    # The same uid as the manifests' securityContext.
+    deployment = yaml.safe_load(read(os.path.join(source_dir, "deploy/k8s/deployment.yaml")))
+    uid = deployment["spec"]["template"]["spec"]["securityContext"].get("runAsUser")
+    problems.check(users and users[0].split(":")[0] == str(uid),
+                   f"Dockerfile: USER {users} differs from deployment.yaml runAsUser {uid}")
+
+    # The runtime packages cover every library the binaries load.
+    listed = set()
+    for ins in runtime:
+        if ins.keyword == "RUN" and "apt-get install" in ins.rest:
+            for command in shell_commands(ins.rest):
+                if command[:2] == ["apt-get", "install"]:
+                    listed.update(w for w in command[2:] if not w.startswith("-"))
+    if binaries is not None:
+        for binary in binaries:
+            if not problems.check(binary and os.path.isfile(binary),
+                                  f"built binary '{binary}' not found: build tether-server and "
+                                  "tether before this test"):
+                continue
+            for library, package in sorted(linked_packages(binary, problems).items()):
+                problems.check(package is not None,
+                               f"{os.path.basename(binary)} loads {library}, owned by no package")
+                problems.check(package is None or package in listed | BASE_IMAGE_PACKAGES,
+                               f"{os.path.basename(binary)} loads {library} from {package}, which "
+                               "the runtime stage does not install")
+    return problems.finish("dockerfile")
+
+
+# ---------------------------------------------------------------------------------- manifests
+
+
+def selector_matches(selector, labels):
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+def container_named(pod_spec, name):
+    return next((c for c in pod_spec.get("containers", []) if c.get("name") == name), None)
+
+
+def check_manifests(source_dir, rendered):
+    problems = Problems()
+    objects = [o for o in yaml.safe_load_all(read(rendered)) if o]
+    by_id = {(o["kind"], o["metadata"]["name"]): o for o in objects}
+
+    def find(kind, name):
+        obj = by_id.get((kind, name))
+        problems.check(obj is not None, f"{kind}/{name} not rendered")
+        return obj
+
+    def config_map(prefix):
+        """The generated ConfigMap named prefix-<hash> (kustomize's configMapGenerator)."""
+        names = [n for (k, n) in by_id if k == "ConfigMap" and re.fullmatch(prefix + r"-\w+", n)]
+        problems.check(len(names) == 1, f"ConfigMap {prefix}-<hash> rendered {len(names)} times")
+        return by_id[("ConfigMap", names[0])] if len(names) == 1 else None
+
+    server = find("Deployment", "tether")
+    if server is None:
+        return problems.finish("manifests")
+    pod = server["spec"]["template"]["spec"]
+    pod_labels = server["spec"]["template"]["metadata"]["labels"]
+    problems.check(selector_matches(server["spec"]["selector"]["matchLabels"], pod_labels),
+                   "Deployment/tether: selector does not match its pod labels")
+    container = container_named(pod, "tether-server")
+    if not problems.check(container is not None, "Deployment/tether: no container tether-server"):
+        return problems.finish("manifests")
+
+    # Flags the server is started with: listen on every interface, models dir, drain grace.
+    flags = flag_values(container.get("args", []))
+    problems.check(flags.get("--listen") == f"0.0.0.0:{GRPC_PORT}",
+                   f"Deployment/tether: --listen is {flags.get('--listen')}, "
+                   f"expected 0.0.0.0:{GRPC_PORT}")
+    drain = parse_duration_seconds(flags.get("--drain-grace", ""))
+    problems.check(drain is not None, "Deployment/tether: no --drain-grace=DURATION argument")
+    ports = [p.get("containerPort") for p in container.get("ports", [])]
+    problems.check(GRPC_PORT in ports, f"Deployment/tether: containerPort {GRPC_PORT} not declared")
+
+    # Shutdown: preStop pause + drain grace must fit in the termination grace period, or the
+    # kubelet kills the server (SIGKILL) while streams are still being drained.
+    pre_stop = container.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command", [])
+    pause = float(pre_stop[1]) if len(pre_stop) == 2 and pre_stop[0] == "sleep" else None
+    problems.check(pause is not None and pause > 0,
+                   f"Deployment/tether: preStop is not a pause (`sleep N`): {pre_stop}")
+    grace = pod.get("terminationGracePeriodSeconds", 30)
+    if drain is not None and pause is not None:
+        problems.check(grace >= pause + drain, f"Deployment/tether: terminationGracePeriodSeconds "
+                       f"{grace} < preStop {pause} s + --drain-grace {drain} s")
+
+    # Native gRPC probes on grpc.health.v1 with the names the server registers.
+    readiness = container.get("readinessProbe", {}).get("grpc", {})
+    liveness = container.get("livenessProbe", {})
+    problems.check(readiness.get("port") == GRPC_PORT and readiness.get("service") == SERVICE_NAME,
+                   f"Deployment/tether: readinessProbe is not grpc on {GRPC_PORT} for "
+                   f"{SERVICE_NAME}: {readiness}")
+    problems.check(liveness.get("grpc", {}).get("port") == GRPC_PORT,
+                   f"Deployment/tether: livenessProbe is not grpc on {GRPC_PORT}")
+    # A draining server is NOT_SERVING; liveness must not restart it before it exits itself.
+    window = liveness.get("periodSeconds", 10) * liveness.get("failureThreshold", 3)
+    if drain is not None:
+        problems.check(window >= drain, f"Deployment/tether: livenessProbe fails after {window} s, "
+                       f"shorter than the drain grace {drain} s")
+
+    # Hardening: non-root, read-only root, no privilege escalation, resources bounded.
+    security = container.get("securityContext", {})
+    problems.check(pod.get("securityContext", {}).get("runAsNonRoot") is True,
+                   "Deployment/tether: pod securityContext.runAsNonRoot is not true")
+    problems.check(security.get("readOnlyRootFilesystem") is True,
+                   "Deployment/tether: readOnlyRootFilesystem is not true")
+    problems.check(security.get("allowPrivilegeEscalation") is False,
+                   "Deployment/tether: allowPrivilegeEscalation is not false")
+    for kind in ("requests", "limits"):
+        for resource in ("cpu", "memory"):
+            problems.check(resource in container.get("resources", {}).get(kind, {}),
+                           f"Deployment/tether: resources.{kind}.{resource} not set")
+
+    # The models ConfigMap (hash-suffixed) is mounted at --models-dir.
+    models = config_map("tether-models")
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    mounts = {m["mountPath"]: m["name"] for m in container.get("volumeMounts", [])}
+    models_volume = volumes.get(mounts.get(flags.get("--models-dir"), ""), {})
+    problems.check(models is not None and
+                   models_volume.get("configMap", {}).get("name") == models["metadata"]["name"],
+                   f"Deployment/tether: --models-dir {flags.get('--models-dir')} is not the mount "
+                   "of the generated tether-models ConfigMap")
+    if models is not None:
+        problems.check(all(k.endswith(".json") for k in models.get("data", {})) and models["data"],
+                       "ConfigMap tether-models: every key must be a *.json spec")
+
+    # Services select the server pods and reach the named container port.
+    for name, headless in (("tether", False), ("tether-headless", True)):
+        service = find("Service", name)
+        if service is None:
+            continue
+        spec = service["spec"]
+        problems.check(selector_matches(spec.get("selector"), pod_labels),
+                       f"Service/{name}: selector does not match the tether pods")
+        problems.check((spec.get("clusterIP") == "None") == headless,
+                       f"Service/{name}: clusterIP {'must' if headless else 'must not'} be None")
+        for port in spec.get("ports", []):
+            problems.check(port.get("port") == GRPC_PORT and port.get("targetPort") in
+                           ("grpc", GRPC_PORT), f"Service/{name}: port {port} is not grpc:50051")
+
+    hpa = find("HorizontalPodAutoscaler", "tether")
+    if hpa is not None:
+        target = hpa["spec"]["scaleTargetRef"]
+        problems.check((target["kind"], target["name"]) == ("Deployment", "tether"),
+                       f"HorizontalPodAutoscaler/tether: scales {target}, not Deployment/tether")
+        problems.check(hpa["spec"].get("minReplicas", 1) >= 2,
+                       "HorizontalPodAutoscaler/tether: minReplicas < 2 leaves no replica while "
+                       "one drains")
+    pdb = find("PodDisruptionBudget", "tether")
+    if pdb is not None:
+        problems.check(selector_matches(pdb["spec"]["selector"]["matchLabels"], pod_labels),
+                       "PodDisruptionBudget/tether: selector does not match the tether pods")
+
+    # The proxy runs deploy/envoy.yaml as generated into its ConfigMap.
+    proxy = find("Deployment", "tether-proxy")
+    envoy = config_map("tether-envoy")
+    if proxy is not None and envoy is not None:
+        proxy_pod = proxy["spec"]["template"]["spec"]
+        names = [v.get("configMap", {}).get("name") for v in proxy_pod.get("volumes", [])]
+        problems.check(envoy["metadata"]["name"] in names,
+                       "Deployment/tether-proxy: does not mount the generated tether-envoy ConfigMap")
+        problems.check(envoy["data"].get("envoy.yaml") == read(
+                       os.path.join(source_dir, "deploy/envoy.yaml")),
+                       "ConfigMap tether-envoy: envoy.yaml differs from deploy/envoy.yaml")
+        proxy_service = find("Service", "tether-proxy")
+        if proxy_service is not None:
+            problems.check(selector_matches(proxy_service["spec"].get("selector"),
+                                            proxy["spec"]["template"]["metadata"]["labels"]),
+                           "Service/tether-proxy: selector does not match the proxy pods")
+    return problems.finish("manifests")
+
+
+# ---------------------------------------------------------------------------------- envoy
+
+
+def walk_types(node, found):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "@type":
+                found.append(value)
+            walk_types(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            walk_types(value, found)
+
+
+def check_envoy(source_dir):
+    problems = Problems()
+    config = yaml.safe_load(read(os.path.join(source_dir, "deploy/envoy.yaml")))
+    resources = config.get("static_resources", {})
+    clusters = {c["name"]: c for c in resources.get("clusters", [])}
+    listeners = resources.get("listeners", [])
+    problems.check(len(listeners) == 1, f"envoy.yaml: {len(listeners)} listeners, expected 1")
+    if not listeners:
+        return problems.finish("envoy")
+    listener = listeners[0]
+    problems.check(listener["address"]["socket_address"].get("port_value") == GRPC_PORT,
+                   f"envoy.yaml: the listener is not on port {GRPC_PORT}")
+    filters = [f for chain in listener.get("filter_chains", []) for f in chain.get("filters", [])]
+    hcm = next((f for f in filters
+                if f.get("name") == "envoy.filters.network.http_connection_manager"), None)
+    if not problems.check(hcm is not None, "envoy.yaml: no http_connection_manager filter"):
+        return problems.finish("envoy")
+    manager = hcm["typed_config"]
+    problems.check(manager.get("@type", "").endswith(
+                   "http_connection_manager.v3.HttpConnectionManager"),
+                   "envoy.yaml: http_connection_manager typed_config has the wrong @type")
+    problems.check(manager.get("codec_type") in ("HTTP2", "AUTO"),
+                   "envoy.yaml: the listener's codec does not accept HTTP/2 (gRPC)")
+    http_filters = manager.get("http_filters", [])
+    problems.check(http_filters and http_filters[-1].get("name") == "envoy.filters.http.router",
+                   "envoy.yaml: the last http filter must be envoy.filters.http.router")
+
+    routes = [r for vh in manager["route_config"]["virtual_hosts"] for r in vh.get("routes", [])]
+    hashed = [i for i, r in enumerate(routes) if r.get("route", {}).get("hash_policy")]
+    problems.check(len(hashed) == 1, f"envoy.yaml: {len(hashed)} routes hash, expected 1")
+    simulate = [i for i, r in enumerate(routes)
+                if r["match"].get("prefix", "").endswith(f"{SERVICE_NAME}/Simulate")]
+    problems.check(len(simulate) == 1, "envoy.yaml: no route of its own for Simulate")
+    for i, route in enumerate(routes):
+        cluster = route.get("route", {}).get("cluster")
+        problems.check(cluster in clusters, f"envoy.yaml: route {i} names unknown cluster {cluster}")
+        # Streams (StreamStates, Simulate) last longer than Envoy's 15 s default route timeout.
+        problems.check(route.get("route", {}).get("timeout") == "0s",
+                       f"envoy.yaml: route {i} keeps a timeout; streams need timeout: 0s")
+    if len(hashed) == 1 and len(simulate) == 1:
+        session = routes[hashed[0]]
+        policy = session["route"]["hash_policy"][0].get("header", {})
+        problems.check(policy.get("header_name") == SESSION_HEADER,
+                       f"envoy.yaml: the session route hashes on {policy}, not {SESSION_HEADER}")
+        headers = session["match"].get("headers", [])
+        problems.check(any(h.get("name") == SESSION_HEADER and h.get("present_match") for h in
+                           headers), f"envoy.yaml: the session route does not require "
+                           f"{SESSION_HEADER}")
+        # First match wins: Simulate must be matched before the session route could pin it.
+        problems.check(simulate[0] < hashed[0], "envoy.yaml: the Simulate route must come before "
+                       "the session route")
+        lb = clusters.get(session["route"]["cluster"], {}).get("lb_policy")
+        problems.check(lb in ("RING_HASH", "MAGLEV"), f"envoy.yaml: the session cluster balances "
+                       f"by {lb}; consistent hashing needs RING_HASH or MAGLEV")
+        stateless = clusters.get(routes[simulate[0]]["route"]["cluster"], {}).get("lb_policy")
+        problems.check(stateless not in ("RING_HASH", "MAGLEV"),
+                       "envoy.yaml: the Simulate cluster hashes; it should spread by load")
+
+    for name, cluster in clusters.items():
+        options = cluster.get("typed_extension_protocol_options", {}).get(
+            "envoy.extensions.upstreams.http.v3.HttpProtocolOptions", {})
+        problems.check("http2_protocol_options" in options.get("explicit_http_config", {}),
+                       f"envoy.yaml: cluster {name} does not speak HTTP/2 upstream")
+        problems.check(cluster.get("type") == "STRICT_DNS",
+                       f"envoy.yaml: cluster {name} must be STRICT_DNS (one host per replica)")
+        addresses = [e["endpoint"]["address"]["socket_address"]
+                     for group in cluster["load_assignment"]["endpoints"]
+                     for e in group["lb_endpoints"]]
+        problems.check(addresses and all(a.get("port_value") == GRPC_PORT for a in addresses),
+                       f"envoy.yaml: cluster {name} endpoints are not on port {GRPC_PORT}")
+        problems.check(all(a.get("address") == "tether-headless" for a in addresses),
+                       f"envoy.yaml: cluster {name} must resolve tether-headless (one address "
+                       "per replica)")
+        checks = [h.get("grpc_health_check", {}).get("service_name")
+                  for h in cluster.get("health_checks", [])]
+        problems.check(checks == [SERVICE_NAME], f"envoy.yaml: cluster {name} health checks "
+                       f"{checks}, expected gRPC health of {SERVICE_NAME}")
+
+    types = []
+    walk_types(config, types)
+    for type_url in types:
+        problems.check(type_url.startswith("type.googleapis.com/envoy.") and ".v3." in type_url,
+                       f"envoy.yaml: @type {type_url} is not an Envoy v3 type")
+    readme = read(os.path.join(source_dir, "deploy/README.md"))
+    problems.check(SESSION_HEADER in readme, f"deploy/README.md does not document {SESSION_HEADER}")
+    return problems.finish("envoy")
+
+
+# ---------------------------------------------------------------------------------- compose
+
+
+def check_compose(source_dir):
+    problems = Problems()
+    compose = yaml.safe_load(read(os.path.join(source_dir, "deploy/compose.yaml")))
+    services = compose.get("services", {})
+    for name in ("tether", "sweep"):
+        problems.check(name in services, f"compose.yaml: no service {name}")
+    if problems.items:
+        return problems.finish("compose")
+    server, sweep = services["tether"], services["sweep"]
+    deployment = yaml.safe_load(read(os.path.join(source_dir, "deploy/k8s/deployment.yaml")))
+    args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    problems.check(server.get("command") == args, f"compose.yaml: the server runs "
+                   f"{server.get('command')}, the Deployment {args}")
+    drain = parse_duration_seconds(flag_values(args).get("--drain-grace", ""))
+    stop = parse_duration_seconds(str(server.get("stop_grace_period", "10s")))
+    problems.check(drain is not None and stop is not None and stop > drain,
+                   f"compose.yaml: stop_grace_period {stop} s must exceed the drain grace {drain} s")
+    models_dir = flag_values(args).get("--models-dir")
+    problems.check(any(v.split(":")[1] == models_dir for v in server.get("volumes", [])),
+                   f"compose.yaml: nothing is mounted at --models-dir {models_dir}")
+    aliases = server.get("networks", {}).get("default", {}).get("aliases", [])
+    problems.check("tether-headless" in aliases,
+                   "compose.yaml: the server lacks the alias tether-headless that envoy.yaml uses")
+    problems.check(sweep.get("depends_on", {}).get("tether", {}).get("condition") ==
+                   "service_healthy", "compose.yaml: the sweep does not wait for a healthy server")
+
+    script = " ".join(sweep.get("command", []))
+    problems.check("tether run " in script and f"--server tether:{GRPC_PORT}" in script,
+                   f"compose.yaml: the sweep does not run `tether run --server tether:{GRPC_PORT}`")
+    loop = re.search(r"for (\w+) in ([^;]+);", script)
+    values = loop.group(2).split() if loop else []
+    problems.check(len(set(values)) >= 3, f"compose.yaml: the sweep has {len(set(values))} "
+                   "distinct values, expected several (≥ 3)")
+    if loop:
+        problems.check(re.search(r"--set \w+=\$\$" + loop.group(1), script) is not None,
+                       "compose.yaml: the sweep does not pass its loop value with --set")
+    proxy = services.get("proxy", {})
+    problems.check(any(v.endswith(":/etc/envoy/envoy.yaml:ro") and
+                       os.path.realpath(os.path.join(source_dir, "deploy", v.split(":")[0])) ==
+                       os.path.realpath(os.path.join(source_dir, "deploy/envoy.yaml"))
+                       for v in proxy.get("volumes", [])),
+                   "compose.yaml: the proxy does not mount deploy/envoy.yaml")
+    return problems.finish("compose")
+
+
+def main(argv):
+    usage = ("usage: check_deploy.py dockerfile SOURCE_DIR [SERVER_BIN CLIENT_BIN] | "
+             "manifests SOURCE_DIR RENDERED.yaml | envoy SOURCE_DIR | compose SOURCE_DIR")
+    if len(argv) < 3:
+        print(usage, file=sys.stderr)
+        return 2
+    command, source_dir, rest = argv[1], argv[2], argv[3:]
+    if command == "dockerfile" and len(rest) in (0, 2):
+        return check_dockerfile(source_dir, rest if rest else None)
+    if command == "manifests" and len(rest) == 1:
+        return check_manifests(source_dir, rest[0])
+    if command == "envoy" and not rest:
+        return check_envoy(source_dir)
+    if command == "compose" and not rest:
+        return check_compose(source_dir)
+    print(usage, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
