@@ -59,7 +59,9 @@ StepResult EmbeddedRungeKutta::Step(OdeSystem& system, double t, std::span<const
   bool last_failure_non_finite = false;
   for (;;) {
     if (!StepIsAboveFloor(options_, t, h_try)) {
-      result.status = StepStatus::kStepSizeUnderflow;
+      // Shrinking because F turned non-finite is not a step-size problem: say so.
+      result.status = last_failure_non_finite ? StepStatus::kNonFinite
+                                              : StepStatus::kStepSizeUnderflow;
       return result;
     }
     double err = 0.0;

@@ -14,8 +14,7 @@
 //      otherwise h_try ← h_try · StepFactor(err) and repeat. A non-finite stage or estimate
 //      counts as a rejection with h_try ← h_try · min_factor (the step may have jumped past a
 //      singularity). After max_rejections rejections the step fails (kNonFinite if the last
-//      failure was non-finite, else kStepSizeUnderflow); h_try < MinStep fails with
-//      kStepSizeUnderflow.
+//      failure was non-finite, else kStepSizeUnderflow); so does h_try < MinStep.
 //   4. On acceptance h_next = h_taken · StepFactor(err), capped at 1 if this step saw a
 //      rejection, and at max_step.
 // With options.error_control = false, step 2–4 reduce to one attempt with exactly h; no

@@ -1,0 +1,345 @@
+// The contract every stepper of StepperNames() must satisfy (one TEST_P suite over the
+// registry, like Drake's generic integrator tests): exactness on polynomials, convergence
+// order by step halving, dense output, error paths, Clone and statistics.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <gtest/gtest.h>
+
+#include "core/integrate/test_problems.h"
+#include "tether/integrate/stepper.h"
+
+namespace tether::integrate {
+namespace {
+
+using testing::Blowup;
+using testing::CircularKepler;
+using testing::Failing;
+using testing::Logistic;
+using testing::Monomial;
+using testing::NanAfter;
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+// What each method's header promises: order of the solution, order of the dense output,
+// and evaluations of F in a step that cannot reuse a previous stage. Plus, per method, the
+// step sizes of the convergence tests, chosen (see the tests) so that the errors are in
+// the asymptotic regime and far above rounding.
+struct Expected {
+  int order;
+  int dense_order;
+  int evaluations;
+  bool kepler;     // convergence problem: circular Kepler orbit, else the logistic equation
+  int coarse_n;    // steps of the coarsest grid of the convergence test
+  double dense_h;  // largest step of the dense-output test
+};
+
+Expected ExpectedFor(std::string_view name) {
+  if (name == "euler") return {1, 1, 1, false, 32, 0.5};   // explicit_euler.h
+  if (name == "rk4") return {4, 3, 4, false, 16, 1.0};     // rk4.h: order-3 extension
+  if (name == "dp5") return {5, 4, 7, false, 16, 0.5};     // dormand_prince.h: 7 stages
+  if (name == "dop853") return {8, 7, 16, true, 20, 1.0};  // dop853.h: 12 + 1 + 3 stages
+  ADD_FAILURE() << "no expectations for stepper '" << name << "'";
+  return {0, 0, 0, false, 1, 1.0};
+}
+
+// Integrates from (t0, x) to t_end, in place. Fixed-step use (error_control = false, or a
+// fixed-step method): exactly n steps of (t_end − t0)/n. Adaptive use: steps of
+// min(h_next, t_end − t). *status gets the first non-accepted status, if any.
+void Integrate(Stepper& stepper, OdeSystem& system, double t0, std::span<double> x,
+               double t_end, int n, StepStatus* status = nullptr, int* steps = nullptr) {
+  stepper.Resize(x.size());
+  const double h = (t_end - t0) / n;
+  const bool fixed = !stepper.adaptive() || !stepper.options().error_control;
+  double t = t0;
+  double h_next = h;
+  int count = 0;
+  for (; fixed ? count < n : t < t_end; ++count) {
+    const double h_try = fixed ? h : std::min(h_next, t_end - t);
+    const StepResult result = stepper.Step(system, t, x, h_try, x);
+    if (result.status != StepStatus::kAccepted) {
+      if (status != nullptr) *status = result.status;
+      break;
+    }
+    t = fixed ? t0 + (count + 1) * h : (result.h_taken == t_end - t ? t_end : t + result.h_taken);
+    h_next = result.h_next;
+  }
+  if (steps != nullptr) *steps = count;
+}
+
+// The scalar case: returns x(t_end).
+double Integrate(Stepper& stepper, OdeSystem& system, double t0, double x0, double t_end,
+                 int n, StepStatus* status = nullptr, int* steps = nullptr) {
+  std::array<double, 1> x = {x0};
+  Integrate(stepper, system, t0, x, t_end, n, status, steps);
+  return x[0];
+}
+
+class StepperContract : public ::testing::TestWithParam<std::string_view> {
+ protected:
+  [[nodiscard]] std::unique_ptr<Stepper> Make(StepperOptions options = {}) const {
+    std::unique_ptr<Stepper> stepper = MakeStepper(GetParam(), options);
+    EXPECT_NE(stepper, nullptr);
+    return stepper;
+  }
+  // Every step with exactly the h given, for methods with and without error control.
+  [[nodiscard]] std::unique_ptr<Stepper> MakeFixed() const {
+    StepperOptions options;
+    options.error_control = false;
+    return Make(options);
+  }
+  [[nodiscard]] Expected expected() const { return ExpectedFor(GetParam()); }
+};
+
+TEST_P(StepperContract, NameAndOrderMatchTheRegistry) {
+  const std::unique_ptr<Stepper> stepper = Make();
+  EXPECT_EQ(stepper->name(), GetParam());
+  EXPECT_EQ(stepper->order(), expected().order);
+}
+
+// A method of order p has Σ b_i c_i^(k−1) = 1/k for k ≤ p, so it integrates x' = k t^(k−1)
+// exactly. Rounding bound: each of the 4 steps adds h Σ b_i f_i with |f_i| ≤ k and
+// Σ|b_i| ≤ 13 (DOP853's weights; the others' are smaller) over ≤ 12 stages, so the error
+// is ≤ 4 · (1 + h·k·13) · 12 · ε.
+TEST_P(StepperContract, IntegratesMonomialsUpToItsOrderExactly) {
+  const int p = expected().order;
+  const double h = 0.25;
+  for (int k = 1; k <= p; ++k) {
+    Monomial system(k);
+    const std::unique_ptr<Stepper> stepper = MakeFixed();
+    const double x = Integrate(*stepper, system, 0.0, 0.0, 1.0, 4);
+    const double bound = 4.0 * (1.0 + h * k * 13.0) * 12.0 * kEps;
+    EXPECT_NEAR(x, system.Exact(1.0), bound) << "x' = " << k << "·t^" << (k - 1);
+  }
+}
+
+// The order is sharp: t^(p+1) is not integrated exactly. One step of h = 1 leaves the
+// quadrature error constant itself, far above the rounding bound of the test above.
+TEST_P(StepperContract, DoesNotIntegrateTheNextMonomialExactly) {
+  const int k = expected().order + 1;
+  Monomial system(k);
+  const std::unique_ptr<Stepper> stepper = MakeFixed();
+  const double x = Integrate(*stepper, system, 0.0, 0.0, 1.0, 1);
+  EXPECT_GT(std::abs(x - system.Exact(1.0)), 1e-9);
+}
+
+// Global error of a method of order p behaves like C·h^p, so halving h divides it by 2^p:
+// log2(err(h)/err(h/2)) → p. The coarse grids (Expected::coarse_n) keep every error
+// ≥ 100 times the rounding accumulated over its n steps (≈ n·ε for states of size 1), and
+// small enough that the next error term (relative size O(h)) shifts the observed order by
+// < 0.3.
+// DOP853 reaches rounding on the logistic equation before its asymptotic regime starts, so
+// it runs the circular Kepler orbit over t ∈ [0, 10] (error growing with each revolution).
+TEST_P(StepperContract, ConvergesAtItsOrderUnderStepHalving) {
+  const Expected e = expected();
+  Logistic logistic(1.0, 0.1);
+  CircularKepler kepler;
+  const double t_end = e.kepler ? 10.0 : 8.0;
+  double previous_error = 0.0;
+  for (int level = 0; level < 3; ++level) {
+    const int n = e.coarse_n << level;
+    const std::unique_ptr<Stepper> stepper = MakeFixed();
+    double error = 0.0;
+    if (e.kepler) {
+      std::array<double, 4> x = {1.0, 0.0, 0.0, 1.0};
+      Integrate(*stepper, kepler, 0.0, x, t_end, n);
+      error = CircularKepler::PositionError(t_end, x);
+    } else {
+      const double x = Integrate(*stepper, logistic, 0.0, logistic.x0(), t_end, n);
+      error = std::abs(x - logistic.Exact(t_end));
+    }
+    ASSERT_GT(error, 100.0 * n * kEps) << "n = " << n << ": too close to rounding";
+    if (level > 0) {
+      EXPECT_NEAR(std::log2(previous_error / error), e.order, 0.3) << "n = " << n;
+    }
+    previous_error = error;
+  }
+}
+
+// Dense output over one step from the exact x(t0): an interpolant of order r has the local
+// error C(θ)·h^(r+1), so halving h divides the largest error over θ = 0.1 … 0.9 by 2^(r+1).
+// (The maximum over θ, because C(θ) of a single θ may pass near zero.) Expected::dense_h
+// keeps the errors ≥ 1e-13 (≥ 500 ε) and in the asymptotic regime (±0.35).
+TEST_P(StepperContract, DenseOutputConvergesAtTheInterpolantOrder) {
+  Logistic system(1.0, 0.1);
+  const int r = expected().dense_order;
+  const double t0 = 1.0;
+  double h = expected().dense_h;
+  double previous_error = 0.0;
+  for (int level = 0; level < 3; ++level, h /= 2) {
+    const std::unique_ptr<Stepper> stepper = MakeFixed();
+    stepper->Resize(1);
+    std::array<double, 1> x = {system.Exact(t0)};
+    std::array<double, 1> x_new = {0.0};
+    ASSERT_EQ(stepper->Step(system, t0, x, h, x_new).status, StepStatus::kAccepted);
+    double error = 0.0;
+    for (int k = 1; k <= 9; ++k) {
+      const double t = t0 + 0.1 * k * h;
+      std::array<double, 1> x_out = {0.0};
+      stepper->Interpolate(t, x_out);
+      error = std::max(error, std::abs(x_out[0] - system.Exact(t)));
+    }
+    ASSERT_GT(error, 1e-13) << "h = " << h << ": too close to rounding";
+    if (level > 0) {
+      EXPECT_NEAR(std::log2(previous_error / error), r + 1, 0.35) << "h = " << h;
+    }
+    previous_error = error;
+  }
+}
+
+// The interpolant reproduces the step's endpoints exactly (the caller samples output
+// times that coincide with step ends).
+TEST_P(StepperContract, DenseOutputAtTheEndsIsTheStepsEndpoints) {
+  Logistic system(1.0, 0.1);
+  const std::unique_ptr<Stepper> stepper = Make();
+  stepper->Resize(1);
+  const std::array<double, 1> x = {0.3};
+  std::array<double, 1> x_new = {0.0};
+  const StepResult result = stepper->Step(system, 0.5, x, 0.1, x_new);
+  ASSERT_EQ(result.status, StepStatus::kAccepted);
+  std::array<double, 1> out = {0.0};
+  stepper->Interpolate(0.5, out);
+  EXPECT_EQ(out[0], x[0]);
+  stepper->Interpolate(0.5 + result.h_taken, out);
+  EXPECT_EQ(out[0], x_new[0]);
+}
+
+TEST_P(StepperContract, NanRightHandSideEndsWithNonFinite) {
+  NanAfter system(-1.0);  // NaN everywhere in t ≥ 0
+  const std::unique_ptr<Stepper> stepper = Make();
+  stepper->Resize(1);
+  std::array<double, 1> x = {0.0};
+  EXPECT_EQ(stepper->Step(system, 0.0, x, 0.1, x).status, StepStatus::kNonFinite);
+}
+
+// F turns NaN at t > 0.5: steps up to there succeed (an adaptive method shrinks its step
+// to stay left of 0.5), then the run ends with kNonFinite — in bounded time.
+TEST_P(StepperContract, RightHandSideTurningNanEndsWithNonFinite) {
+  NanAfter system(0.5);
+  StepStatus status = StepStatus::kAccepted;
+  int steps = 0;
+  const std::unique_ptr<Stepper> stepper = Make();
+  Integrate(*stepper, system, 0.0, 0.0, 2.0, 40, &status, &steps);
+  EXPECT_EQ(status, StepStatus::kNonFinite);
+  EXPECT_GE(steps, 1);
+}
+
+TEST_P(StepperContract, FailingEvaluationEndsWithRhsFailed) {
+  Failing system;
+  const std::unique_ptr<Stepper> stepper = Make();
+  stepper->Resize(1);
+  std::array<double, 1> x = {1.0};
+  EXPECT_EQ(stepper->Step(system, 0.0, x, 0.1, x).status, StepStatus::kRhsFailed);
+}
+
+// x' = x² blows up at t = 1. An adaptive method shrinks its steps like (1 − t) until they
+// fall below min_step_relative → kStepSizeUnderflow; a fixed-step method overshoots to ∞
+// → kNonFinite. Either way within a bounded number of steps, and an adaptive method
+// stops just short of the singularity.
+TEST_P(StepperContract, BlowupEndsWithAReasonInBoundedTime) {
+  Blowup system;
+  StepperOptions options;
+  options.rtol = 1e-6;
+  options.atol = 1e-6;
+  const std::unique_ptr<Stepper> stepper = Make(options);
+  StepStatus status = StepStatus::kAccepted;
+  int steps = 0;
+  Integrate(*stepper, system, 0.0, 1.0, 2.0, 200, &status, &steps);
+  if (stepper->adaptive()) {
+    EXPECT_EQ(status, StepStatus::kStepSizeUnderflow);
+  } else {
+    EXPECT_EQ(status, StepStatus::kNonFinite);
+  }
+  EXPECT_LT(steps, 20000);
+}
+
+TEST_P(StepperContract, NonPositiveOrNanStepIsAnUnderflow) {
+  Logistic system(1.0, 0.1);
+  const std::unique_ptr<Stepper> stepper = Make();
+  stepper->Resize(1);
+  std::array<double, 1> x = {0.1};
+  EXPECT_EQ(stepper->Step(system, 0.0, x, 0.0, x).status, StepStatus::kStepSizeUnderflow);
+  EXPECT_EQ(stepper->Step(system, 0.0, x, -0.1, x).status, StepStatus::kStepSizeUnderflow);
+  EXPECT_EQ(stepper->Step(system, 0.0, x, std::nan(""), x).status,
+            StepStatus::kStepSizeUnderflow);
+}
+
+// A clone continues exactly like the original, and stepping one leaves the other alone.
+TEST_P(StepperContract, CloneIsIndependentWithTheSameResults) {
+  Logistic system(1.0, 0.1);
+  const std::unique_ptr<Stepper> original = Make();
+  original->Resize(1);
+  std::array<double, 1> x = {0.1};
+  ASSERT_EQ(original->Step(system, 0.0, x, 0.1, x).status, StepStatus::kAccepted);
+  const std::unique_ptr<Stepper> clone = original->Clone();
+  EXPECT_EQ(clone->name(), original->name());
+
+  std::array<double, 1> from_original = {0.0};
+  std::array<double, 1> from_clone = {0.0};
+  const StepResult a = original->Step(system, 0.1, x, 0.1, from_original);
+  const StepResult b = clone->Step(system, 0.1, x, 0.1, from_clone);
+  EXPECT_EQ(from_original[0], from_clone[0]);
+  EXPECT_EQ(a.h_taken, b.h_taken);
+  EXPECT_EQ(a.h_next, b.h_next);
+  EXPECT_EQ(a.evaluations, b.evaluations);
+
+  std::array<double, 1> mid_before = {0.0};
+  original->Interpolate(0.1 + 0.5 * a.h_taken, mid_before);
+  std::array<double, 1> elsewhere = {0.7};
+  ASSERT_EQ(clone->Step(system, 3.0, elsewhere, 0.2, elsewhere).status, StepStatus::kAccepted);
+  std::array<double, 1> mid_after = {0.0};
+  original->Interpolate(0.1 + 0.5 * a.h_taken, mid_after);
+  EXPECT_EQ(mid_before[0], mid_after[0]);
+}
+
+// One step that reuses nothing costs the method's stage count (rk4.h: 4 per step); a
+// step the tolerances accept at once has no rejections and an error norm ≤ 1.
+TEST_P(StepperContract, StatisticsArePlausible) {
+  Logistic system(1.0, 0.1);
+  StepperOptions options;
+  options.step = 0.01;
+  const std::unique_ptr<Stepper> stepper = Make(options);
+  stepper->Resize(1);
+  std::array<double, 1> x = {0.1};
+  const StepResult result = stepper->Step(system, 0.0, x, 0.01, x);
+  ASSERT_EQ(result.status, StepStatus::kAccepted);
+  EXPECT_EQ(result.evaluations, expected().evaluations);
+  EXPECT_EQ(result.rejections, 0);
+  EXPECT_EQ(result.h_taken, 0.01);
+  EXPECT_LE(result.error_norm, 1.0);
+  EXPECT_GE(result.error_norm, 0.0);
+  if (!stepper->adaptive()) {
+    EXPECT_EQ(result.error_norm, 0.0);
+  }
+}
+
+// The state may be advanced in place (x and x_new the same array).
+TEST_P(StepperContract, StepsInPlaceLikeOutOfPlace) {
+  Logistic system(1.0, 0.1);
+  const std::unique_ptr<Stepper> a = Make();
+  const std::unique_ptr<Stepper> b = Make();
+  a->Resize(1);
+  b->Resize(1);
+  std::array<double, 1> in_place = {0.1};
+  const std::array<double, 1> x = {0.1};
+  std::array<double, 1> out = {0.0};
+  ASSERT_EQ(a->Step(system, 0.0, in_place, 0.1, in_place).status, StepStatus::kAccepted);
+  ASSERT_EQ(b->Step(system, 0.0, x, 0.1, out).status, StepStatus::kAccepted);
+  EXPECT_EQ(in_place[0], out[0]);
+}
+
+std::string ParamName(const ::testing::TestParamInfo<std::string_view>& info) {
+  return std::string(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSteppers, StepperContract,
+                         ::testing::ValuesIn(StepperNames().begin(), StepperNames().end()),
+                         ParamName);
+
+}  // namespace
+}  // namespace tether::integrate
