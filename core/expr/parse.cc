@@ -79,7 +79,10 @@ class Parser {
 
   ParseResult Run() {
     ParseResult result;
-    if (text_.size() > limits_.max_length) {
+    std::string why;
+    if (!limits_.IsValid(&why)) {
+      Fail(1, why);
+    } else if (text_.size() > limits_.max_length) {
       Fail(1, "expression is " + std::to_string(text_.size()) + " characters long; the limit is " +
                   std::to_string(limits_.max_length));
     } else if (Advance()) {
@@ -271,8 +274,7 @@ class Parser {
   }
 
   std::optional<Expr> ParseGroup(const Token& open) {
-    if (!Advance()) return std::nullopt;
-    if (!Enter()) return std::nullopt;
+    if (!Enter() || !Advance()) return std::nullopt;
     const std::optional<Expr> inner = ParseSum();
     --depth_;
     if (!inner) return std::nullopt;
@@ -310,8 +312,7 @@ class Parser {
 
   std::optional<Expr> ParseCall(const Token& name, const internal::FunctionInfo& function) {
     const int open_column = token_.column;
-    if (!Advance()) return std::nullopt;
-    if (!Enter()) return std::nullopt;
+    if (!Enter() || !Advance()) return std::nullopt;
     std::vector<Expr> args;
     bool ok = true;
     if (IsSymbol(')')) {
@@ -360,6 +361,22 @@ class Parser {
 };
 
 }  // namespace
+
+bool ParseLimits::IsValid(std::string* why) const {
+  std::string problem;
+  if (max_length < 1) {
+    problem = "ParseLimits::max_length = 0; must be >= 1";
+  } else if (max_depth < 1 || max_depth > kMaxDepthLimit) {
+    problem = "ParseLimits::max_depth = " + std::to_string(max_depth) + "; must be in [1, " +
+              std::to_string(kMaxDepthLimit) + "]";
+  }
+  if (why != nullptr) *why = problem;
+  return problem.empty();
+}
+
+std::string Describe(const ParseError& error) {
+  return "col " + std::to_string(error.column) + ": " + error.message;
+}
 
 ParseResult Parse(Context& context, std::string_view text, const ParseLimits& limits) {
   return Parser(context, text, limits).Run();

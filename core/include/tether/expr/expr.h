@@ -9,15 +9,23 @@
 //   constant folding of every operation on constants (when the result is finite),
 //   0 + x → x, x − 0 → x, x − x → 0, 0 − x → −x, 0·x → 0, 1·x → x, −1·x → −x,
 //   x / 1 → x, 0 / x → 0, x / x → 1, x^0 → 1, x^1 → x, 1^x → 1, −(−x) → x,
-//   commutative operands of + and · put in a canonical order (constants first).
+//   commutative operands of + and · put in a canonical order (constants first, then by id);
+// and, to keep chains short: x + x → 2·x, a + (−b) → a − b, a − (−b) → a + b,
+// x − c → (−c) + x, −(a − b) → b − a, negations pulled out of · and /, c₁·(c₂·x) → (c₁c₂)·x,
+// c₁ + (c₂ + x) → (c₁+c₂) + x, x·(1/y) → x/y, |−x| → |x|, ||x|| → |x|, sign(sign x) → sign x,
+// min(x, x) → x, max(x, x) → x, Select(c, p, p) → p, Select of a constant condition → branch.
+// The rewrites are idempotent: rebuilding a node from its own operands gives the same node,
+// which is what lets `ToString` text parse back to the same id.
 // `0·x → 0` and `x/x → 1` assume x finite and x ≠ 0 respectively, as every CAS does; the
 // compiled program still reports non-finite values wherever the original would produce them
 // at run time through the remaining nodes.
 //
 // Derivatives of the non-smooth functions (documented choice, used consistently):
 //   d|x|/dx = sign(x) (0 at x = 0);   d sign(x)/dx = 0;
-//   d min(a,b) = (a ≤ b ? da : db);   d max(a,b) = (a ≥ b ? da : db)  — one-sided at ties,
-//   expressed with the node `Select(c, p, q) = c > 0 ? p : q` (c = b − a + 0 for min).
+//   d min(a,b) = (a ≤ b ? da : db) = Select(a − b, db, da);
+//   d max(a,b) = (a ≥ b ? da : db) = Select(b − a, db, da)   — one-sided at ties,
+//   with the node `Select(c, p, q) = c > 0 ? p : q` (written `select(c, p, q)` in text).
+//   min(a,b) itself is a ≤ b ? a : b and max(a,b) a ≥ b ? a : b; NaN operands propagate.
 #pragma once
 
 #include <cstdint>
@@ -102,7 +110,9 @@ class Context {
   Expr Binary(Op op, Expr a, Expr b);
   Expr Select(Expr condition, Expr if_positive, Expr otherwise);
 
-  // d e / d symbol, exact, simplified. `symbol` must be a symbol node.
+  // d e / d symbol, exact, simplified. `symbol` must be a symbol node (else abort). Each node
+  // reachable from `e` is differentiated once (memoized within the call), iteratively, so the
+  // cost is linear in NodeCount(e) and deep expressions cannot overflow the stack.
   Expr Diff(Expr e, Expr symbol);
 
   // Copies `e` (a node of another context) into this one, symbols matched by name. Lets a
@@ -120,7 +130,9 @@ class Context {
   [[nodiscard]] bool is_constant(Expr e, double value) const;
   [[nodiscard]] std::size_t size() const;  // number of interned nodes
 
-  // Symbols that `e` depends on, in order of first appearance.
+  // Symbols that `e` depends on, in order of first appearance in the canonical form (the text
+  // of ToString; the operand order of + and · is canonical, not that of a parsed text, whose
+  // order ParseResult::names keeps).
   [[nodiscard]] std::vector<Expr> FreeSymbols(Expr e) const;
   [[nodiscard]] bool DependsOn(Expr e, Expr symbol) const;
   // Number of distinct nodes reachable from `e` and the longest path to a leaf.
@@ -131,7 +143,10 @@ class Context {
   // `value_of` gives the value of each symbol.
   [[nodiscard]] double Evaluate(Expr e, const std::function<double(Expr symbol)>& value_of) const;
 
-  // Infix text that `Parse` reads back to the same expression.
+  // Infix text that `Parse` reads back to the same expression (the same id in this context).
+  // Constants are printed with max_digits10 significant digits, negative ones in parentheses;
+  // non-finite constants (only possible through `Constant`) print as (1/0), (-1/0), (0/0),
+  // which evaluate to the same values but parse to division nodes.
   [[nodiscard]] std::string ToString(Expr e) const;
 
  private:

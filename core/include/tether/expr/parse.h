@@ -8,9 +8,14 @@
 //   power   := primary ('^' unary)?
 //   primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
 //   number  := digits ['.' digits] | '.' digits, then optionally [eE] [+-] digits
+//   name    := [A-Za-z_][A-Za-z0-9_]*      (spaces, tabs and line breaks separate tokens)
 // Functions: sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs sign (one argument),
-// atan2 min max pow (two). The name `pi` is the constant π. Every other name becomes a symbol;
-// the caller (core/model) decides which names are known.
+// atan2 min max pow (two; pow(a, b) = a^b), select (three: select(c, p, q) = c > 0 ? p : q,
+// the node that derivatives of min/max use). The name `pi` is the constant π. A function name
+// without '(' is an error; every other name becomes a symbol; the caller (core/model) decides
+// which names are known. Numbers out of double range are errors (tiny ones become 0 or a
+// subnormal). Construction goes through the simplifying Context methods, so `x - x` parses
+// to the constant 0 (its names are still recorded).
 #pragma once
 
 #include <string>
@@ -29,8 +34,11 @@ struct NameUse {
 
 struct ParseError {
   int column = 0;       // 1-based column where the problem was found
-  std::string message;  // says what was found and what was expected
+  std::string message;  // says what was found and what was expected; does not repeat `column`
 };
+
+// "col 5: expected ')' to close '(' at col 1, found end of input".
+std::string Describe(const ParseError& error);
 
 struct ParseResult {
   Expr expr;                   // valid iff `error.message` is empty
@@ -43,9 +51,20 @@ struct ParseResult {
 // Limits that keep a hostile input from being processed (checked while parsing).
 struct ParseLimits {
   std::size_t max_length = 1 << 16;  // characters of one expression
-  int max_depth = 200;               // nesting of parentheses, unary operators and calls
+  int max_depth = 200;               // nesting: each open '(' or call, unary sign and '^'
+                                     // exponent counts one level while it is open
+
+  // Largest max_depth accepted: each level costs a few stack frames of the parser (well under
+  // 1 KiB), so 10000 levels stay far below a default 8 MiB thread stack.
+  static constexpr int kMaxDepthLimit = 10000;
+
+  // max_length ≥ 1 and 1 ≤ max_depth ≤ kMaxDepthLimit.
+  bool IsValid(std::string* why) const;
 };
 
+// Parses `text` into `context`. Never throws or aborts on bad input: the first error found is
+// returned (and `expr` is invalid). Nodes built before an error stay in the context. Invalid
+// `limits` are reported as an error at column 1.
 ParseResult Parse(Context& context, std::string_view text, const ParseLimits& limits = {});
 
 }  // namespace tether::expr
