@@ -1,7 +1,8 @@
-// DOP853 ("dop853"): the explicit Runge–Kutta method of order 8 by Dormand and Prince with
-// Hairer's error estimator and dense output — Hairer–Nørsett–Wanner, Solving ODE I, 2nd ed.,
-// II.5 ("An 8th order method", Table 5.3 … 5.4) and II.6, and E. Hairer's Fortran code
-// dop853.f (http://www.unige.ch/~hairer/software.html). The coefficients in dop853.cc are
+// DOP853 ("dop853"): the explicit Runge–Kutta method of order 8 of Prince & Dormand ("High
+// order embedded Runge–Kutta formulae", J. Comput. Appl. Math. 7 (1981) 67–75) with Hairer's
+// 5th/3rd-order error estimator and 7th-order dense output — Hairer–Nørsett–Wanner, Solving
+// ODE I, 2nd ed., II.5 (embedded pairs of high order), II.6 (dense output), II.10 (DOP853),
+// and E. Hairer's Fortran code dop853.f (http://www.unige.ch/~hairer/software.html). The coefficients in dop853.cc are
 // dop853.f's, to 30 digits, as transcribed in SciPy's scipy/integrate/_ivp/dop853_coefficients.py.
 //
 // Stages (12 for the step, s = 1…12):  k_s = F(t + c_s h, x + h Σ_{j<s} a_sj k_j),
@@ -16,7 +17,7 @@
 //   E5 = Σ (e5_i/sk_i)²,  E3 = Σ (e3_i/sk_i)²,
 //   err = |h| · E5 / sqrt(n · (E5 + 0.01·E3))
 // which behaves like h^8 (q = 7, controller exponent −1/8) while the 3rd-order term keeps it
-// robust where the 5th-order difference happens to be small (HNW I, II.10, "DOP853").
+// robust where the 5th-order difference happens to be small (HNW I, II.10).
 //
 // Dense output of order 7 (dop853.f, CONTD8): three extra stages
 //   k14, k15, k16 at c = 0.1, 0.2, 7/9 (rows 14–16 of a, using k1…k13),

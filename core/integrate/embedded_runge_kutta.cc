@@ -24,7 +24,7 @@ StepStatus EmbeddedRungeKutta::StartStep(OdeSystem& system, double t,
                                          std::span<const double> x, int* evaluations) {
   // Bitwise comparison on purpose: only the very state the last stage was evaluated at
   // makes it reusable; a projected state, however close, does not.
-  const bool reusable = has_step_ && t == t_end_ && x.size() == x_end_.size() &&
+  const bool reusable = has_step_ && t == t_end_ &&
                         std::memcmp(x.data(), x_end_.data(), x.size() * sizeof(double)) == 0;
   std::copy(x.begin(), x.end(), x0_.begin());  // x may alias x_new
   if (reusable) {
@@ -36,6 +36,7 @@ StepStatus EmbeddedRungeKutta::StartStep(OdeSystem& system, double t,
 
 StepResult EmbeddedRungeKutta::Step(OdeSystem& system, double t, std::span<const double> x,
                                     double h, std::span<double> x_new) {
+  CheckSizes(name(), x0_.size(), x.size(), x_new.size());
   StepResult result;
   if (!StepIsAboveFloor(options_, t, h)) {
     result.status = StepStatus::kStepSizeUnderflow;

@@ -20,6 +20,7 @@ void ExplicitEuler::Resize(std::size_t n) {
 
 StepResult ExplicitEuler::Step(OdeSystem& system, double t, std::span<const double> x, double h,
                                std::span<double> x_new) {
+  CheckSizes(name(), x0_.size(), x.size(), x_new.size());
   StepResult result;
   has_step_ = false;
   if (!StepIsAboveFloor(options_, t, h)) {

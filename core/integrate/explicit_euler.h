@@ -3,6 +3,8 @@
 // one evaluation per step. Dense output: the straight line between the step's endpoints,
 //   x(t_out) = x + θ (x_new − x),  θ = (t_out − t)/h,
 // exact at both ends and of order 1, like the method.
+// Step takes the h passed as is (options.step is the caller's default); an h that is not
+// finite or below MinStep (min_step_relative·max(1, |t|)) gives kStepSizeUnderflow.
 #pragma once
 
 #include <memory>

@@ -35,6 +35,7 @@ StepStatus Rk4::Stages(OdeSystem& system, double t, double h, int* evaluations) 
 
 StepResult Rk4::Step(OdeSystem& system, double t, std::span<const double> x, double h,
                      std::span<double> x_new) {
+  CheckSizes(name(), n_, x.size(), x_new.size());
   StepResult result;
   has_step_ = false;
   if (!StepIsAboveFloor(options_, t, h)) {

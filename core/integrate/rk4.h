@@ -8,8 +8,11 @@
 //   ----+-------------------
 //       | 1/6  1/3  1/3  1/6
 //
-// Dense output: the continuous extension of RK4 of order 3 (HNW I, II.6, Theorem 6.? / the
-// example after (6.1)), with θ = (t_out − t)/h,
+// Step takes the h passed as is (options.step is the caller's default); an h that is not
+// finite or below MinStep (min_step_relative·max(1, |t|)) gives kStepSizeUnderflow.
+//
+// Dense output: the continuous extension of RK4 of order 3 (HNW I, II.6, dense output of
+// the classical method), with θ = (t_out − t)/h,
 //   x(t_out) = x + h (b1(θ) k1 + b2(θ) k2 + b3(θ) k3 + b4(θ) k4),
 //   b1 = θ − 3θ²/2 + 2θ³/3,  b2 = b3 = θ² − 2θ³/3,  b4 = −θ²/2 + 2θ³/3.
 // It satisfies the order conditions Σb = θ, Σb c = θ²/2, Σb c² = θ³/3, Σb a c = θ³/6, so

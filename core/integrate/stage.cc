@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace tether::integrate {
 
@@ -22,6 +24,16 @@ double MinStep(const StepperOptions& options, double t) {
 
 bool StepIsAboveFloor(const StepperOptions& options, double t, double h) {
   return std::isfinite(h) && h >= MinStep(options, t);
+}
+
+void CheckSizes(std::string_view stepper, std::size_t n, std::size_t x_size,
+                std::size_t x_new_size) {
+  if (x_size == n && x_new_size == n) return;
+  std::fprintf(stderr,
+               "tether::integrate: %.*s::Step got x of size %zu and x_new of size %zu after "
+               "Resize(%zu)\n",
+               static_cast<int>(stepper.size()), stepper.data(), x_size, x_new_size, n);
+  std::abort();
 }
 
 }  // namespace tether::integrate

@@ -2,7 +2,9 @@
 // finiteness tests and the step-size floor. Private to core/integrate.
 #pragma once
 
+#include <cstddef>
 #include <span>
+#include <string_view>
 
 #include "tether/integrate/stepper.h"
 
@@ -21,5 +23,10 @@ double MinStep(const StepperOptions& options, double t);
 
 // True iff h is usable as a step at t: finite and ≥ MinStep. Written so that NaN fails.
 bool StepIsAboveFloor(const StepperOptions& options, double t, double h);
+
+// Internal invariant (always on): Step's arrays have the size given to Resize. A mismatch
+// is a programming error of the caller, so it aborts with a message naming the stepper.
+void CheckSizes(std::string_view stepper, std::size_t n, std::size_t x_size,
+                std::size_t x_new_size);
 
 }  // namespace tether::integrate

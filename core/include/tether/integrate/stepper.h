@@ -95,6 +95,8 @@ class Stepper {
 
   // Dense output over the last accepted step [t, t + h_taken]: the interpolant (each
   // method's header documents it; of the method's order where it has one) at t_out.
+  // t_out equal to either end returns that end's state exactly. Before the first accepted
+  // step after Resize, and after a failed Step, x_out is filled with NaN.
   virtual void Interpolate(double t_out, std::span<double> x_out) const = 0;
 };
 
