@@ -24,6 +24,10 @@ enum class Program::Code : std::uint8_t {
   kPow,
   kSin, kCos, kTan, kAsin, kAcos, kAtan, kAtan2, kSinh, kCosh, kTanh, kExp, kLog,
   kAbs, kSign, kMin, kMax, kSelect,
+  kMulAdd,  // a·b + c
+  kMulSub,  // a·b − c
+  kSubMul,  // c − a·b
+  kNegMul,  // −(a·b)
 };
 
 namespace {
@@ -124,105 +128,164 @@ inline double PowInt(double x, std::int32_t n) {
 
 }  // namespace
 
-Program Compile(const Context& context, std::span<const Expr> outputs,
-                std::span<const Expr> inputs) {
-  Program program;
-  program.num_inputs_ = inputs.size();
+namespace internal {
 
-  // Register of every leaf: inputs by position, then the constants that are read.
-  std::unordered_map<std::uint32_t, std::uint32_t> register_of;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (context.op(inputs[i]) != Op::kSymbol) Fatal("Compile: input " + std::to_string(i) + " is not a symbol");
-    register_of.try_emplace(inputs[i].id, static_cast<std::uint32_t>(i));
-  }
-  program.registers_.assign(inputs.size(), 0.0);
-  auto leaf_register = [&](Expr e) -> std::uint32_t {
-    auto it = register_of.find(e.id);
-    if (it != register_of.end()) return it->second;
-    if (context.op(e) == Op::kSymbol) {
-      Fatal("Compile: symbol '" + context.symbol_name(e) + "' is not among the inputs");
-    }
-    const auto r = static_cast<std::uint32_t>(program.registers_.size());
-    program.registers_.push_back(context.constant_value(e));
-    register_of.emplace(e.id, r);
-    return r;
-  };
+// Builds a Program in four passes: lower every operation node to an instruction, fuse
+// single-use products into the sum or negation that consumes them, give every leaf that is
+// read a register, then allocate temporaries by liveness.
+class ProgramCompiler {
+ public:
+  ProgramCompiler(const Context& context, std::span<const Expr> outputs, std::span<const Expr> inputs)
+      : context_(context), outputs_(outputs), inputs_(inputs) {}
 
-  // One instruction per operation node, operands before users.
-  std::vector<Lowered> lowered;
-  std::vector<Expr> lowered_node;
-  for (Expr e : internal::TopologicalOrder(context, outputs)) {
-    const Op op = context.op(e);
-    if (op == Op::kSymbol || op == Op::kConstant) continue;
-    lowered.push_back(Lower(context, e));
-    lowered_node.push_back(e);
-    for (std::size_t k = 0; k < lowered.back().num_args; ++k) {
-      const Expr arg = lowered.back().args[k];
-      const Op arg_op = context.op(arg);
-      if (arg_op == Op::kSymbol || arg_op == Op::kConstant) leaf_register(arg);
+  // The lowered instructions (fused ones removed) and the node each computes.
+  void Lower() {
+    for (Expr e : internal::TopologicalOrder(context_, outputs_)) {
+      const Op op = context_.op(e);
+      if (op == Op::kSymbol || op == Op::kConstant) continue;
+      index_of_.emplace(e.id, lowered_.size());
+      lowered_.push_back(Lowering{tether::expr::Lower(context_, e), e, 0, false});
     }
-  }
-  for (Expr e : outputs) {
-    const Op op = context.op(e);
-    if (op == Op::kSymbol || op == Op::kConstant) leaf_register(e);
+    for (const Lowering& l : lowered_) {
+      for (std::size_t k = 0; k < l.code.num_args; ++k) CountUse(l.code.args[k]);
+    }
+    for (Expr e : outputs_) CountUse(e, /*is_output=*/true);
   }
 
-  // Liveness: the last instruction reading each temporary; outputs live to the end.
-  constexpr std::size_t kForever = std::numeric_limits<std::size_t>::max();
-  std::unordered_map<std::uint32_t, std::size_t> instruction_of;
-  for (std::size_t i = 0; i < lowered.size(); ++i) instruction_of.emplace(lowered_node[i].id, i);
-  std::vector<std::size_t> last_use(lowered.size(), 0);
-  for (std::size_t i = 0; i < lowered.size(); ++i) {
-    for (std::size_t k = 0; k < lowered[i].num_args; ++k) {
-      auto it = instruction_of.find(lowered[i].args[k].id);
-      if (it != instruction_of.end()) last_use[it->second] = i;
-    }
-  }
-  for (Expr e : outputs) {
-    auto it = instruction_of.find(e.id);
-    if (it != instruction_of.end()) last_use[it->second] = kForever;
-  }
-
-  // Temporaries reuse the registers of values that are dead (a free list, last freed first
-  // so that the working set stays small and in cache).
-  const std::size_t first_temporary = program.registers_.size();
-  std::size_t num_temporaries = 0;
-  std::vector<std::uint32_t> free_registers;
-  std::vector<std::uint32_t> temporary_register(lowered.size(), 0);
-  program.code_.reserve(lowered.size());
-  for (std::size_t i = 0; i < lowered.size(); ++i) {
-    const Lowered& l = lowered[i];
-    std::array<std::uint32_t, 3> reg{};
-    for (std::size_t k = 0; k < l.num_args; ++k) {
-      auto it = instruction_of.find(l.args[k].id);
-      reg[k] = it == instruction_of.end() ? register_of.at(l.args[k].id) : temporary_register[it->second];
-    }
-    for (std::size_t k = 0; k < l.num_args; ++k) {
-      auto it = instruction_of.find(l.args[k].id);
-      const bool repeated = (k >= 1 && l.args[k] == l.args[0]) || (k == 2 && l.args[2] == l.args[1]);
-      if (it != instruction_of.end() && last_use[it->second] == i && !repeated) {
-        free_registers.push_back(reg[k]);
+  // a·b + c → MulAdd(a, b, c), a·b − c → MulSub, c − a·b → SubMul, −(a·b) → NegMul, when the
+  // product is used only there: one dispatch instead of two, and the same roundings (the
+  // product is rounded before the sum, as in the tree).
+  void Fuse() {
+    for (Lowering& l : lowered_) {
+      Lowered& code = l.code;
+      if (code.code == Code::kNeg) {
+        if (Lowering* mul = FusableProduct(code.args[0])) {
+          code = Lowered{Code::kNegMul, {mul->code.args[0], mul->code.args[1]}, 2};
+          mul->fused = true;
+        }
+      } else if (code.code == Code::kAdd || code.code == Code::kSub) {
+        const bool add = code.code == Code::kAdd;
+        for (std::size_t k = 0; k < 2; ++k) {
+          Lowering* mul = FusableProduct(code.args[k]);
+          if (mul == nullptr) continue;
+          const Code fused = add ? Code::kMulAdd : (k == 0 ? Code::kMulSub : Code::kSubMul);
+          code = Lowered{fused, {mul->code.args[0], mul->code.args[1], code.args[1 - k]}, 3};
+          mul->fused = true;
+          break;
+        }
       }
     }
-    std::uint32_t dst = 0;
-    if (free_registers.empty()) {
-      dst = static_cast<std::uint32_t>(first_temporary + num_temporaries++);
-    } else {
-      dst = free_registers.back();
-      free_registers.pop_back();
-    }
-    temporary_register[i] = dst;
-    const std::uint32_t c = l.code == Code::kPowInt ? static_cast<std::uint32_t>(l.immediate) : reg[2];
-    program.code_.push_back({l.code, dst, reg[0], reg[1], c});
   }
-  program.registers_.resize(first_temporary + num_temporaries, 0.0);
 
-  for (Expr e : outputs) {
-    auto it = instruction_of.find(e.id);
-    program.output_registers_.push_back(it == instruction_of.end() ? register_of.at(e.id)
-                                                                   : temporary_register[it->second]);
+  Program Emit() {
+    Program program;
+    program.num_inputs_ = inputs_.size();
+    program.registers_.assign(inputs_.size(), 0.0);
+    for (std::size_t i = 0; i < inputs_.size(); ++i) {
+      if (context_.op(inputs_[i]) != Op::kSymbol) Fatal("Compile: input " + std::to_string(i) + " is not a symbol");
+      register_of_.try_emplace(inputs_[i].id, static_cast<std::uint32_t>(i));
+    }
+    std::vector<std::size_t> emitted;  // indices into lowered_ of the instructions kept
+    for (std::size_t i = 0; i < lowered_.size(); ++i) {
+      if (lowered_[i].fused) continue;
+      emitted.push_back(i);
+      for (std::size_t k = 0; k < lowered_[i].code.num_args; ++k) LeafRegister(lowered_[i].code.args[k], &program);
+    }
+    for (Expr e : outputs_) LeafRegister(e, &program);
+    Allocate(emitted, &program);
+    for (Expr e : outputs_) program.output_registers_.push_back(RegisterOf(e));
+    return program;
   }
-  return program;
+
+ private:
+  struct Lowering {
+    Lowered code;
+    Expr node;
+    int uses = 0;       // instructions and outputs reading the node
+    bool fused = false;  // computed inside its only consumer instead
+  };
+
+  void CountUse(Expr e, bool is_output = false) {
+    auto it = index_of_.find(e.id);
+    if (it == index_of_.end()) return;
+    // An output counts twice so that it is never fused away.
+    lowered_[it->second].uses += is_output ? 2 : 1;
+  }
+
+  Lowering* FusableProduct(Expr e) {
+    auto it = index_of_.find(e.id);
+    if (it == index_of_.end()) return nullptr;
+    Lowering& l = lowered_[it->second];
+    return l.code.code == Code::kMul && l.uses == 1 && !l.fused ? &l : nullptr;
+  }
+
+  // Register of an input or constant, creating constant registers on first read.
+  void LeafRegister(Expr e, Program* program) {
+    const Op op = context_.op(e);
+    if (op != Op::kSymbol && op != Op::kConstant) return;
+    if (register_of_.contains(e.id)) return;
+    if (op == Op::kSymbol) Fatal("Compile: symbol '" + context_.symbol_name(e) + "' is not among the inputs");
+    register_of_.emplace(e.id, static_cast<std::uint32_t>(program->registers_.size()));
+    program->registers_.push_back(context_.constant_value(e));
+  }
+
+  std::uint32_t RegisterOf(Expr e) const { return register_of_.at(e.id); }
+
+  // Temporaries reuse the registers of dead values (a free list, last freed first, so that the
+  // working set stays small and in cache). A value dies at its last reader; outputs never die.
+  void Allocate(const std::vector<std::size_t>& emitted, Program* program) {
+    constexpr std::size_t kForever = std::numeric_limits<std::size_t>::max();
+    std::unordered_map<std::uint32_t, std::size_t> last_use;
+    for (std::size_t i = 0; i < emitted.size(); ++i) {
+      const Lowered& code = lowered_[emitted[i]].code;
+      for (std::size_t k = 0; k < code.num_args; ++k) last_use[code.args[k].id] = i;
+    }
+    for (Expr e : outputs_) last_use[e.id] = kForever;
+    const std::size_t first_temporary = program->registers_.size();
+    std::size_t num_temporaries = 0;
+    std::vector<std::uint32_t> free_registers;
+    program->code_.reserve(emitted.size());
+    for (std::size_t i = 0; i < emitted.size(); ++i) {
+      const Lowering& l = lowered_[emitted[i]];
+      std::array<std::uint32_t, 3> reg{};
+      for (std::size_t k = 0; k < l.code.num_args; ++k) reg[k] = RegisterOf(l.code.args[k]);
+      for (std::size_t k = 0; k < l.code.num_args; ++k) {
+        const Expr arg = l.code.args[k];
+        const bool repeated = (k >= 1 && arg == l.code.args[0]) || (k == 2 && arg == l.code.args[1]);
+        if (!repeated && index_of_.contains(arg.id) && last_use.at(arg.id) == i) {
+          free_registers.push_back(reg[k]);
+        }
+      }
+      std::uint32_t dst = 0;
+      if (free_registers.empty()) {
+        dst = static_cast<std::uint32_t>(first_temporary + num_temporaries++);
+      } else {
+        dst = free_registers.back();
+        free_registers.pop_back();
+      }
+      register_of_.emplace(l.node.id, dst);
+      const std::uint32_t c = l.code.code == Code::kPowInt ? static_cast<std::uint32_t>(l.code.immediate) : reg[2];
+      program->code_.push_back({l.code.code, dst, reg[0], reg[1], c});
+    }
+    program->registers_.resize(first_temporary + num_temporaries, 0.0);
+  }
+
+  const Context& context_;
+  std::span<const Expr> outputs_;
+  std::span<const Expr> inputs_;
+  std::vector<Lowering> lowered_;
+  std::unordered_map<std::uint32_t, std::size_t> index_of_;     // node id → lowered_ index
+  std::unordered_map<std::uint32_t, std::uint32_t> register_of_;  // node id → register
+};
+
+}  // namespace internal
+
+Program Compile(const Context& context, std::span<const Expr> outputs,
+                std::span<const Expr> inputs) {
+  internal::ProgramCompiler compiler(context, outputs, inputs);
+  compiler.Lower();
+  compiler.Fuse();
+  return compiler.Emit();
 }
 
 void Program::Evaluate(std::span<const double> in, std::span<double> out) {
@@ -267,7 +330,11 @@ void Program::Evaluate(std::span<const double> in, std::span<double> out) {
       case Code::kMin: v = internal::MinOf(a, r[ins.b]); break;
       case Code::kMax: v = internal::MaxOf(a, r[ins.b]); break;
       case Code::kSelect: v = a > 0.0 ? r[ins.b] : r[ins.c]; break;
-      default: v = std::nan(""); break;
+      case Code::kMulAdd: v = a * r[ins.b] + r[ins.c]; break;
+      case Code::kMulSub: v = a * r[ins.b] - r[ins.c]; break;
+      case Code::kSubMul: v = r[ins.c] - a * r[ins.b]; break;
+      case Code::kNegMul: v = -(a * r[ins.b]); break;
+      default: __builtin_unreachable();  // Compile emits only the codes above
     }
     r[ins.dst] = v;
   }
@@ -275,10 +342,11 @@ void Program::Evaluate(std::span<const double> in, std::span<double> out) {
 }
 
 std::string Program::Disassemble() const {
-  static constexpr std::array<const char*, 29> kNames = {
+  static constexpr std::array<const char*, 33> kNames = {
       "add", "sub", "mul", "div", "neg", "square", "cube", "powi", "recip", "sqrt",
       "rsqrt", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
-      "cosh", "tanh", "exp", "log", "abs", "sign", "min", "max", "select"};
+      "cosh", "tanh", "exp", "log", "abs", "sign", "min", "max", "select",
+      "muladd", "mulsub", "submul", "negmul"};
   std::string text = "; " + std::to_string(num_inputs_) + " inputs r0..r" +
                      std::to_string(num_inputs_ == 0 ? 0 : num_inputs_ - 1) + ", " +
                      std::to_string(registers_.size()) + " registers, " +
@@ -296,9 +364,11 @@ std::string Program::Disassemble() const {
     text += "r" + std::to_string(ins.dst) + " = " + kNames[code] + " r" + std::to_string(ins.a);
     switch (ins.code) {
       case Code::kPowInt: text += ", " + std::to_string(static_cast<std::int32_t>(ins.c)); break;
-      case Code::kSelect: text += ", r" + std::to_string(ins.b) + ", r" + std::to_string(ins.c); break;
+      case Code::kSelect: case Code::kMulAdd: case Code::kMulSub: case Code::kSubMul:
+        text += ", r" + std::to_string(ins.b) + ", r" + std::to_string(ins.c);
+        break;
       case Code::kAdd: case Code::kSub: case Code::kMul: case Code::kDiv: case Code::kPow:
-      case Code::kAtan2: case Code::kMin: case Code::kMax:
+      case Code::kAtan2: case Code::kMin: case Code::kMax: case Code::kNegMul:
         text += ", r" + std::to_string(ins.b);
         break;
       default: break;

@@ -214,6 +214,29 @@ TEST(ProgramTest, EveryOperationMatchesTreeEvaluation) {
   }
 }
 
+// A product used only by a sum, difference or negation is fused into it (one instruction),
+// still rounded before the sum as in the tree: the same bits.
+TEST(ProgramTest, FusedProductsMatchTreeEvaluationExactly) {
+  for (const char* text : {"x*y + z", "x*y - z", "z - x*y", "-(x*y)", "z + x*y"}) {
+    Context c;
+    const std::vector<Expr> inputs = Symbols(c, {"x", "y", "z"});
+    const std::vector<Expr> outputs = {P(c, text)};
+    Program program = Compile(c, outputs, inputs);
+    EXPECT_EQ(program.num_instructions(), 1u) << text << "\n" << program.Disassemble();
+    for (const std::vector<double>& in : std::vector<std::vector<double>>{
+             {0.1, 0.7, -0.3}, {1e10, 3.3, -2.2e10}, {-1.5, 2.5, 3.75}}) {
+      double out = 0;
+      program.Evaluate(in, {&out, 1});
+      EXPECT_EQ(out, TreeValues(c, outputs, inputs, in)[0]) << text;
+    }
+  }
+  // A product that is also used elsewhere, or is an output, is computed once, not fused.
+  Context c;
+  const std::vector<Expr> inputs = Symbols(c, {"x", "y", "z"});
+  const std::vector<Expr> outputs = {P(c, "x*y + z"), P(c, "x*y")};
+  EXPECT_EQ(Compile(c, outputs, inputs).num_instructions(), 2u);
+}
+
 TEST(ProgramTest, NonFiniteValuesPropagate) {
   Context c;
   const std::vector<Expr> inputs = Symbols(c, {"x"});

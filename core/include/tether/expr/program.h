@@ -1,10 +1,20 @@
 // Compiled evaluation of many expressions at once: the hot path of every simulation.
 //
 // `Compile` flattens the DAG reachable from a list of outputs into a linear sequence of
-// instructions over a register file. Every node is computed once, however many outputs share
-// it (common subexpressions across all outputs). Inputs are symbols bound to positions of an
-// input array; constants are preloaded registers. `Evaluate` runs the instructions with no
-// allocation, writing output k to `out[k]`.
+// instructions over one register file [inputs | constants | temporaries]. Every node is
+// computed once, however many outputs share it (common subexpressions across all outputs).
+// Inputs are symbols bound to positions of an input array; constants are preloaded registers.
+// `Evaluate` copies the inputs in, runs the instructions in one switch loop and copies the
+// outputs out, with no allocation.
+//
+// What Compile does to make the loop short (none of it changes a result bit, except powers):
+//   - powers with a constant exponent take cheap forms: x² = x·x, x³ = x·x·x, xⁿ for integer
+//     |n| ≤ 64 by repeated squaring (within a few ulps of std::pow), x⁻¹ = 1/x, x^½ = √x,
+//     x^−½ = 1/√x; other exponents call std::pow;
+//   - a product used only by one sum, difference or negation is fused into it (a·b + c,
+//     a·b − c, c − a·b, −(a·b) are one instruction each, rounded as two operations);
+//   - temporaries are allocated by liveness, so the register file stays small.
+// An output that is directly an input or a constant reads that register.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +26,10 @@
 #include "tether/expr/expr.h"
 
 namespace tether::expr {
+
+namespace internal {
+class ProgramCompiler;  // program.cc
+}  // namespace internal
 
 class Program {
  public:
@@ -29,11 +43,13 @@ class Program {
   [[nodiscard]] std::size_t num_outputs() const { return output_registers_.size(); }
   [[nodiscard]] std::size_t num_instructions() const { return code_.size(); }
 
-  // Human-readable listing, for debugging and docs.
+  // Human-readable listing, for debugging and docs: a header line ("; 8 inputs r0..r7,
+  // 16 registers, 14 instructions"), the constant registers ("r8 = 2"), one line per
+  // instruction ("r11 = muladd r3, r12, r13") and one per output ("out[0] = r5").
   [[nodiscard]] std::string Disassemble() const;
 
  private:
-  friend Program Compile(const Context&, std::span<const Expr>, std::span<const Expr>);
+  friend class internal::ProgramCompiler;
 
  public:
   // Instruction codes (program.cc): the operations of `Op` plus cheap forms of powers.
