@@ -15,11 +15,13 @@
 //      counts as a rejection with h_try ← h_try · min_factor (the step may have jumped past a
 //      singularity). After max_rejections rejections the step fails (kNonFinite if the last
 //      failure was non-finite, else kStepSizeUnderflow); so does h_try < MinStep.
-//   4. On acceptance h_next = h_taken · StepFactor(err), capped at 1 if this step saw a
-//      rejection, and at max_step.
-// With options.error_control = false, step 2–4 reduce to one attempt with exactly h; no
+//   4. On acceptance h_next = h_taken · StepFactor(err), the factor capped at 1 if this
+//      step saw a rejection, and h_next capped at max_step.
+// With options.error_control = false, steps 2–4 reduce to one attempt with exactly h; no
 // error estimate is computed and h_next = h.
-// A non-finite f0 ends the step at once with kNonFinite: no smaller step can help.
+// A non-finite f0 ends the step at once with kNonFinite (no smaller step can help), a
+// failing evaluation at once with kRhsFailed, and an h passed in that is not finite or
+// below MinStep with kStepSizeUnderflow.
 #pragma once
 
 #include <cstddef>

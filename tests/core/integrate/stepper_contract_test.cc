@@ -239,8 +239,8 @@ TEST_P(StepperContract, FailingEvaluationEndsWithRhsFailed) {
 
 // x' = x² blows up at t = 1. An adaptive method shrinks its steps like (1 − t) until they
 // fall below min_step_relative → kStepSizeUnderflow; a fixed-step method overshoots to ∞
-// → kNonFinite. Either way within a bounded number of steps, and an adaptive method
-// stops just short of the singularity.
+// → kNonFinite. Either way within a bounded number of steps (measured: dp5 204, dop853 85
+// steps at rtol = atol = 1e-6; the bound 20000 only rules out a creeping loop).
 TEST_P(StepperContract, BlowupEndsWithAReasonInBoundedTime) {
   Blowup system;
   StepperOptions options;
