@@ -438,8 +438,11 @@ def check_manifests(source_dir, rendered):
                    f"Deployment/tether: --models-dir {flags.get('--models-dir')} is not the mount "
                    "of the generated tether-models ConfigMap")
     if models is not None:
-        problems.check(all(k.endswith(".json") for k in models.get("data", {})) and models["data"],
-                       "ConfigMap tether-models: every key must be a *.json spec")
+        keys = sorted(models.get("data", {}))
+        files = sorted(f for f in os.listdir(os.path.join(source_dir, "deploy/k8s/models"))
+                       if f.endswith(".json"))
+        problems.check(keys and keys == files, f"ConfigMap tether-models holds {keys}, but "
+                       f"deploy/k8s/models has {files} (list each in kustomization.yaml)")
 
     # Services select the server pods and reach the named container port.
     for name, headless in (("tether", False), ("tether-headless", True)):
