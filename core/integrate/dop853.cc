@@ -207,7 +207,6 @@ double Dop853::ErrorNorm(double h, std::span<const double> x_new) const {
 
 StepStatus Dop853::Finish(OdeSystem& system, double t, double h, std::span<const double> x_new,
                           int* evaluations) {
-  h_ = h;
   StepStatus status = EvaluateStage(system, t + h, x_new, f_end(), evaluations);  // k13
   if (status != StepStatus::kAccepted) return status;
   status = ComputeStages(system, t, h, kEndStage + 1, kStages - 1, evaluations);  // k14…k16

@@ -67,7 +67,6 @@ class Dop853 final : public EmbeddedRungeKutta {
   std::vector<double> k_;      // stages k1…k16, 16·n; slots 1 and 13 unused (base's f0, f_end)
   std::vector<double> work_;   // stage argument
   std::vector<double> dense_;  // r1…r7 of the dense output, 7·n
-  double h_ = 0.0;             // the last accepted step
 };
 
 }  // namespace tether::integrate

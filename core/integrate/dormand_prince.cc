@@ -21,8 +21,8 @@ constexpr std::array<std::array<double, 6>, 7> kA = {{
     {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84},
 }};
 // b − b̂ for k1…k7.
-constexpr std::array<double, 7> kE = {71.0 / 57600,      0.0,          -71.0 / 16695,
-                                      71.0 / 1920,       -17253.0 / 339200, 22.0 / 525,
+constexpr std::array<double, 7> kE = {71.0 / 57600, 0.0,         -71.0 / 16695,
+                                      71.0 / 1920,  -17253.0 / 339200, 22.0 / 525,
                                       -1.0 / 40};
 // Hairer's continuous extension (dopri5.f, CONTD5) for k1…k7.
 constexpr std::array<double, 7> kD = {-12715105075.0 / 11282082432.0,
@@ -87,7 +87,6 @@ StepStatus DormandPrince::Attempt(OdeSystem& system, double t, double h,
 StepStatus DormandPrince::Finish(OdeSystem& /*system*/, double /*t*/, double h,
                                  std::span<const double> x_new, int* /*evaluations*/) {
   // k7 = F(t + h, x_new) is already in f_end(); only the interpolant's coefficients remain.
-  h_ = h;
   const std::span<const double> x = x0();
   const std::span<const double> f1 = f0();
   const std::span<const double> f7 = f_end();

@@ -65,7 +65,6 @@ class DormandPrince final : public EmbeddedRungeKutta {
   std::vector<double> k_;      // stages k2…k6 (k1 = f0(), k7 = f_end()), 5·n
   std::vector<double> work_;   // stage argument x + h Σ a_ij k_j, then the error vector
   std::vector<double> dense_;  // r2…r5 of the continuous extension, 4·n
-  double h_ = 0.0;             // the last accepted step
 };
 
 }  // namespace tether::integrate
