@@ -1,0 +1,99 @@
+// The tether gRPC server: tether.v1.SimulationService plus grpc.health.v1 and server
+// reflection, over the core's ModelRegistry and Simulation (shared/DESIGN.md §4).
+//
+// Threads: gRPC's callback threads only accept calls and hand work over; simulation runs on
+// a bounded worker pool of our own (ServerConfig::worker_threads). Each stream has at most one
+// write in flight, so a slow reader slows only its own session and holds at most one frame.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <grpcpp/channel.h>
+
+namespace tether::server {
+
+struct ServerConfig {
+  // host:port to listen on (insecure); port 0 picks a free port (see Server::port()); empty =
+  // in-process only (Server::InProcessChannel()). Default loopback, port 50051.
+  std::string listen = "127.0.0.1:50051";
+  // Directory of extra model specs (*.json) registered at start; empty = none. A spec that
+  // fails validation makes Start fail with every problem listed.
+  std::string models_dir;
+  // Live sessions at most; CreateSession/ForkSession beyond → RESOURCE_EXHAUSTED. ≥ 1.
+  std::size_t max_sessions = 1000;
+  // Concurrently open StreamStates + Simulate calls; beyond → RESOURCE_EXHAUSTED. ≥ 1.
+  std::size_t max_streams = 1000;
+  // Models registered at run time (the catalog does not count); beyond → RESOURCE_EXHAUSTED. ≥ 0.
+  std::size_t max_registered_models = 1000;
+  // Bytes of one spec's JSON text (RegisterModel, Simulate); beyond → INVALID_ARGUMENT. ≥ 1.
+  std::size_t max_spec_bytes = 1 << 20;
+  // Samples per frame when the request says 0. In [1, max_frame_samples].
+  std::size_t default_frame_samples = 256;
+  // Largest samples per frame a request may ask for; beyond → INVALID_ARGUMENT. ≥ 1.
+  std::size_t max_frame_samples = 8192;
+  // Accepted steps one stream may take; reached → the stream ends RESOURCE_EXHAUSTED after its
+  // samples, the session paused and resumable. ≥ 1.
+  std::uint64_t max_steps_per_stream = 100'000'000;
+  // A session not used for this long is deleted [s]; a streaming session does not expire. ≥ 1 s.
+  std::chrono::seconds session_ttl{3600};
+  // Shutdown on SIGTERM/SIGINT (RunServer): how long open streams may run on [ms]. ≥ 0.
+  std::chrono::milliseconds drain_grace{5000};
+  // Simulation worker threads; 0 = std::thread::hardware_concurrency().
+  std::size_t worker_threads = 0;
+  // Frames of samples each session retains so that a client whose stream broke can resume
+  // from its last received sample (StreamStatesRequest.start_sample_index). ≥ 1.
+  std::size_t replay_frames = 4;
+  // Writes one JSON line per RPC to stderr (method, session, code, message, duration_ms).
+  bool log_rpcs = true;
+
+  // Checks every field; on failure writes e.g. "ServerConfig::max_sessions = 0; must be >= 1".
+  bool IsValid(std::string* why) const;
+};
+
+// Counters for tests and logs; a snapshot.
+struct ServerMetrics {
+  std::size_t sessions = 0;           // live sessions
+  std::size_t open_streams = 0;       // StreamStates + Simulate calls not yet finished
+  std::size_t busy_workers = 0;       // worker threads computing right now
+  std::size_t queued_tasks = 0;       // worker tasks waiting (frames to compute)
+  std::size_t frames_buffered = 0;    // frames computed but not yet written, over all streams
+  std::size_t max_frames_buffered_per_stream = 0;  // high-water mark of one stream (≤ 2)
+};
+
+class Server {
+ public:
+  // Registers the catalog and models_dir, binds `listen`, starts the worker pool. nullptr and
+  // *error set on failure (invalid config, bad spec in models_dir, address in use).
+  static std::unique_ptr<Server> Start(const ServerConfig& config, std::string* error);
+  ~Server();  // shuts down (grace 0) if still running
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // A channel to this server that needs no network (the CLI's embedded mode).
+  std::shared_ptr<grpc::Channel> InProcessChannel();
+  // The bound TCP port; 0 if in-process only.
+  [[nodiscard]] int port() const;
+  // Drains: health NOT_SERVING, new sessions and streams refused (UNAVAILABLE), open streams
+  // may run on for ≤ grace, then are cancelled (UNAVAILABLE). Idempotent.
+  void Shutdown(std::chrono::milliseconds grace);
+  // Blocks until Shutdown completed.
+  void Wait();
+  [[nodiscard]] ServerMetrics metrics() const;
+
+  struct Impl;
+
+ private:
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// What tether-server's main and `tether serve` call: starts, installs SIGTERM/SIGINT handlers,
+// drains on signal (config.drain_grace), returns the process exit code (0 on clean shutdown,
+// 1 if the server could not start; the reason goes to stderr).
+int RunServer(const ServerConfig& config);
+
+}  // namespace tether::server
