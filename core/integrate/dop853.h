@@ -2,8 +2,9 @@
 // order embedded Runge–Kutta formulae", J. Comput. Appl. Math. 7 (1981) 67–75) with Hairer's
 // 5th/3rd-order error estimator and 7th-order dense output — Hairer–Nørsett–Wanner, Solving
 // ODE I, 2nd ed., II.5 (embedded pairs of high order), II.6 (dense output), II.10 (DOP853),
-// and E. Hairer's Fortran code dop853.f (http://www.unige.ch/~hairer/software.html). The coefficients in dop853.cc are
-// dop853.f's, to 30 digits, as transcribed in SciPy's scipy/integrate/_ivp/dop853_coefficients.py.
+// and E. Hairer's Fortran code dop853.f (http://www.unige.ch/~hairer/software.html).
+// The coefficients in dop853.cc are dop853.f's, to 30 digits, as transcribed in SciPy's
+// scipy/integrate/_ivp/dop853_coefficients.py (and identically in C ports of dop853.f).
 //
 // Stages (12 for the step, s = 1…12):  k_s = F(t + c_s h, x + h Σ_{j<s} a_sj k_j),
 //   x_new = x + h Σ_{j≤12} b_j k_j                                          (order 8)

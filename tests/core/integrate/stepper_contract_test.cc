@@ -318,6 +318,36 @@ TEST_P(StepperContract, StatisticsArePlausible) {
   }
 }
 
+// No accepted step (fresh after Resize, or after a failed Step): Interpolate yields NaN
+// rather than a stale state (stepper.h).
+TEST_P(StepperContract, InterpolateWithoutAnAcceptedStepIsNan) {
+  Logistic system(1.0, 0.1);
+  Failing failing;
+  const std::unique_ptr<Stepper> stepper = Make();
+  stepper->Resize(1);
+  std::array<double, 1> out = {0.0};
+  stepper->Interpolate(0.0, out);
+  EXPECT_TRUE(std::isnan(out[0]));
+  std::array<double, 1> x = {0.1};
+  ASSERT_EQ(stepper->Step(system, 0.0, x, 0.1, x).status, StepStatus::kAccepted);
+  ASSERT_EQ(stepper->Step(failing, 0.1, x, 0.1, x).status, StepStatus::kRhsFailed);
+  stepper->Interpolate(0.15, out);
+  EXPECT_TRUE(std::isnan(out[0]));
+}
+
+// Arrays of another size than Resize's are a caller's programming error: abort with a
+// message naming the stepper and both sizes (internal invariant, always on).
+TEST_P(StepperContract, SizeMismatchAbortsWithAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  Logistic system(1.0, 0.1);
+  const std::unique_ptr<Stepper> stepper = Make();
+  stepper->Resize(1);
+  std::array<double, 2> x = {0.1, 0.2};
+  const std::string message =
+      std::string(GetParam()) + "::Step got x of size 2 and x_new of size 2 after Resize\\(1\\)";
+  EXPECT_DEATH(stepper->Step(system, 0.0, x, 0.1, x), message);
+}
+
 // The state may be advanced in place (x and x_new the same array).
 TEST_P(StepperContract, StepsInPlaceLikeOutOfPlace) {
   Logistic system(1.0, 0.1);
