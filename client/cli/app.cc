@@ -1,0 +1,175 @@
+#include "cli/app.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/connection.h"
+#include "cli/exit_codes.h"
+#include "cli/model_commands.h"
+#include "cli/progress_bar.h"
+#include "cli/run_command.h"
+#include "cli/session_commands.h"
+#include "tether/server/server.h"
+
+namespace tether::cli {
+namespace {
+
+// Where `sessions` and `health` look when neither --server nor TETHER_SERVER is given: the
+// address `tether serve` and tether-server listen on by default.
+constexpr const char* kDefaultServer = "127.0.0.1:50051";
+
+struct ServeFlags {
+  server::ServerConfig config;
+  long long session_ttl_s = 3600;
+  long long drain_grace_ms = 5000;
+};
+
+void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
+  run->add_option("MODEL", o->model, "Model name (`tether models` lists them)");
+  run->add_option("--spec", o->spec_file, "Run this JSON spec inline instead of a named model")
+      ->check(CLI::ExistingFile);
+  run->add_option("--t-end", o->t_end, "End time [s] (default: the model's suggestion, else 10)");
+  run->add_option("--output-interval", o->output_interval,
+                  "Sample spacing [s]; 0 = every accepted step (default: the model's, else 0.01)");
+  run->add_option("--method", o->method, "Stepper (default dp5)")
+      ->check(CLI::IsMember({"euler", "rk4", "dp5", "dop853"}));
+  run->add_option("--step", o->step, "Fixed step, or first step of adaptive methods [s]");
+  run->add_option("--rtol", o->rtol, "Relative tolerance of adaptive methods (default 1e-8)");
+  run->add_option("--atol", o->atol, "Absolute tolerance of adaptive methods (default 1e-10)");
+  run->add_option("--projection", o->projection, "Projection onto the invariants (default coupled)")
+      ->check(CLI::IsMember({"coupled", "sequential", "none", "baumgarte"}));
+  run->add_option("--metric", o->metric, "Projection metric (default euclidean)")
+      ->check(CLI::IsMember({"euclidean", "mass"}));
+  run->add_option("--set", o->set, "Parameter override NAME=VALUE (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--init", o->init, "Initial value NAME=VALUE (repeatable; initialization may correct it)")
+      ->allow_extra_args(false);
+  run->add_option("--columns", o->columns, "Columns to stream, comma-separated (default all)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  run->add_option("--format", *format,
+                  "Output format (default: table on a terminal, csv otherwise)")
+      ->check(CLI::IsMember({"table", "csv", "jsonl"}));
+  run->add_option("--output", o->output_file, "Write the samples to FILE instead of stdout");
+  run->add_option("--plot", o->plot_file, "Also write an SVG plot (values, and residuals on a log axis)");
+}
+
+void AddServeOptions(CLI::App* serve, ServeFlags* flags) {
+  server::ServerConfig& c = flags->config;
+  serve->add_option("--listen", c.listen, "host:port to listen on; port 0 picks one")
+      ->capture_default_str();
+  serve->add_option("--models-dir", c.models_dir, "Directory of extra model specs (*.json)");
+  serve->add_option("--max-sessions", c.max_sessions, "Live sessions at most")->capture_default_str();
+  serve->add_option("--max-streams", c.max_streams, "Open streams at most")->capture_default_str();
+  serve->add_option("--session-ttl", flags->session_ttl_s, "Idle session lifetime [s]")
+      ->capture_default_str();
+  serve->add_option("--drain-grace", flags->drain_grace_ms,
+                    "On SIGTERM/SIGINT, how long open streams may run on [ms]")
+      ->capture_default_str();
+  serve->add_option("--workers", c.worker_threads, "Simulation threads; 0 = one per core")
+      ->capture_default_str();
+}
+
+OutputFormat FormatFor(const std::string& name, const std::string& output_file) {
+  if (name == "table") return OutputFormat::kTable;
+  if (name == "jsonl") return OutputFormat::kJsonl;
+  if (name == "csv") return OutputFormat::kCsv;
+  const bool terminal = output_file.empty() && isatty(fileno(stdout)) != 0;
+  return terminal ? OutputFormat::kTable : OutputFormat::kCsv;
+}
+
+int ServeCommand(ServeFlags flags, std::ostream& err) {
+  flags.config.session_ttl = std::chrono::seconds(flags.session_ttl_s);
+  flags.config.drain_grace = std::chrono::milliseconds(flags.drain_grace_ms);
+  std::string why;
+  if (!flags.config.IsValid(&why)) {
+    err << "tether: serve: " << why << '\n';
+    return kExitUsageError;
+  }
+  return server::RunServer(flags.config);
+}
+
+std::unique_ptr<Connection> Open(const std::string& target, std::ostream& err) {
+  std::string error;
+  auto connection = Connection::Open(target, &error);
+  if (connection == nullptr) err << "tether: cannot start the embedded server: " << error << '\n';
+  return connection;
+}
+
+}  // namespace
+
+int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{
+      "tether: simulate differential-algebraic equations by projection.\n"
+      "Without --server (or TETHER_SERVER), run/models/describe/register start an embedded server."};
+  app.footer(kExitCodeHelp);
+  app.require_subcommand(1);
+  app.fallthrough();
+  std::string target;
+  app.add_option("--server", target, "HOST:PORT of a running tether server")->envname("TETHER_SERVER");
+
+  ServeFlags serve_flags;
+  CLI::App* serve = app.add_subcommand("serve", "Run the gRPC server (as tether-server)");
+  AddServeOptions(serve, &serve_flags);
+
+  CLI::App* models = app.add_subcommand("models", "List the models");
+  std::string model_name;
+  CLI::App* describe = app.add_subcommand("describe", "Show a model's variables, parameters and columns");
+  describe->add_option("MODEL", model_name, "Model name")->required();
+  std::string spec_file;
+  CLI::App* reg = app.add_subcommand("register", "Validate a JSON spec and register it");
+  reg->add_option("FILE", spec_file, "JSON spec file")->required();
+
+  RunCommandOptions run_options;
+  std::string format;
+  CLI::App* run = app.add_subcommand("run", "Simulate a model and write its samples");
+  AddRunOptions(run, &run_options, &format);
+
+  std::string session_name;
+  CLI::App* sessions = app.add_subcommand(
+      "sessions", std::string("Sessions of a running server (default ") + kDefaultServer + ")");
+  sessions->require_subcommand(0, 1);
+  CLI::App* sessions_list = sessions->add_subcommand("list", "List sessions (the default)");
+  CLI::App* sessions_show = sessions->add_subcommand("show", "Show one session");
+  sessions_show->add_option("SESSION", session_name, "Session name or id")->required();
+  CLI::App* sessions_delete = sessions->add_subcommand("delete", "Delete a session");
+  sessions_delete->add_option("SESSION", session_name, "Session name or id")->required();
+  CLI::App* health = app.add_subcommand(
+      "health", std::string("Exit 0 iff the server is SERVING (default ") + kDefaultServer + ")");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e, out, err);
+    return code == 0 ? kExitOk : kExitUsageError;
+  }
+
+  if (serve->parsed()) return ServeCommand(serve_flags, err);
+  if (run->parsed() && run_options.model.empty() == run_options.spec_file.empty()) {
+    err << "tether: run: give exactly one of MODEL or --spec FILE\n" << run->help();
+    return kExitUsageError;
+  }
+  const bool remote_only = sessions->parsed() || health->parsed();
+  auto connection = Open(remote_only && target.empty() ? kDefaultServer : target, err);
+  if (connection == nullptr) return kExitSimulationFailed;
+
+  if (models->parsed()) return ModelsCommand(*connection, out, err);
+  if (describe->parsed()) return DescribeCommand(*connection, model_name, out, err);
+  if (reg->parsed()) return RegisterCommand(*connection, spec_file, out, err);
+  if (run->parsed()) {
+    run_options.format = FormatFor(format, run_options.output_file);
+    run_options.progress = StderrIsTerminal();
+    return RunCommand(connection->client(), run_options, out, err);
+  }
+  if (health->parsed()) return HealthCommand(*connection, out, err);
+  if (sessions_show->parsed()) return SessionsShowCommand(*connection, session_name, out, err);
+  if (sessions_delete->parsed()) return SessionsDeleteCommand(*connection, session_name, out, err);
+  (void)sessions_list;
+  return SessionsListCommand(*connection, out, err);
+}
+
+}  // namespace tether::cli

@@ -1,0 +1,38 @@
+// The server a command talks to: a remote one (--server HOST:PORT or TETHER_SERVER), or an
+// embedded in-process server started for this command alone, so `tether run pendulum` needs
+// no setup. An embedded server lives as long as the Connection.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tether/client/client.h"
+
+namespace tether::server {
+class Server;
+}
+
+namespace tether::cli {
+
+class Connection {
+ public:
+  // `target` "host:port", or empty for an embedded server. nullptr and *error set when the
+  // embedded server cannot start.
+  static std::unique_ptr<Connection> Open(const std::string& target, std::string* error);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  client::Client& client() { return *client_; }
+  [[nodiscard]] bool embedded() const { return embedded_ != nullptr; }
+  // "127.0.0.1:50051" or "embedded server", for messages.
+  [[nodiscard]] const std::string& description() const { return description_; }
+
+ private:
+  Connection() = default;
+  std::unique_ptr<server::Server> embedded_;  // declared first: destroyed after the client
+  std::unique_ptr<client::Client> client_;
+  std::string description_;
+};
+
+}  // namespace tether::cli

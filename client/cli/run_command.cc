@@ -1,0 +1,268 @@
+#include "cli/run_command.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "cli/csv_writer.h"
+#include "cli/exit_codes.h"
+#include "cli/exit_status.h"
+#include "cli/jsonl_writer.h"
+#include "cli/number_format.h"
+#include "cli/progress_bar.h"
+#include "cli/svg_plot.h"
+#include "cli/table_writer.h"
+
+namespace tether::cli {
+namespace {
+
+bool ParseDouble(const std::string& text, double* value) {
+  const char* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, *value);
+  return result.ec == std::errc() && result.ptr == end && !text.empty();
+}
+
+bool ReadFile(const std::string& path, std::string* text, std::string* why) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *why = "cannot read '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  *text = buffer.str();
+  return true;
+}
+
+v1::ProjectionMethod ProjectionOf(const std::string& name) {
+  if (name == "none") return v1::PROJECTION_METHOD_NONE;
+  if (name == "baumgarte") return v1::PROJECTION_METHOD_BAUMGARTE;
+  if (name == "coupled") return v1::PROJECTION_METHOD_COUPLED;
+  if (name == "sequential") return v1::PROJECTION_METHOD_SEQUENTIAL;
+  return v1::PROJECTION_METHOD_UNSPECIFIED;
+}
+
+v1::ProjectionMetric MetricOf(const std::string& name) {
+  if (name == "euclidean") return v1::PROJECTION_METRIC_EUCLIDEAN;
+  if (name == "mass") return v1::PROJECTION_METRIC_MASS;
+  return v1::PROJECTION_METRIC_UNSPECIFIED;
+}
+
+// Builds the request; false with every problem of the user's input listed.
+bool BuildRequest(const RunCommandOptions& options, v1::SimulateRequest* request,
+                  std::vector<std::string>* problems) {
+  if (!options.spec_file.empty()) {
+    std::string text;
+    std::string why;
+    if (ReadFile(options.spec_file, &text, &why)) {
+      request->set_spec_json(std::move(text));
+    } else {
+      problems->push_back("--spec: " + why);
+    }
+  } else {
+    request->set_model(client::ModelName(options.model));
+  }
+  std::map<std::string, double> parameters;
+  std::map<std::string, double> initial;
+  ParseAssignments("--set", options.set, &parameters, problems);
+  ParseAssignments("--init", options.init, &initial, problems);
+  request->mutable_parameters()->insert(parameters.begin(), parameters.end());
+  request->mutable_initial_values()->insert(initial.begin(), initial.end());
+  for (const std::string& column : options.columns) request->add_columns(column);
+
+  v1::SimulationOptions* o = request->mutable_options();
+  o->set_method(options.method);
+  if (options.t_end) o->set_t_end(*options.t_end);
+  if (options.output_interval) o->set_output_interval(*options.output_interval);
+  if (options.step) o->set_step(*options.step);
+  if (options.rtol) o->set_rtol(*options.rtol);
+  if (options.atol) o->set_atol(*options.atol);
+  o->set_projection(ProjectionOf(options.projection));
+  o->set_metric(MetricOf(options.metric));
+  return problems->empty();
+}
+
+std::string InitializationText(const v1::InitializationReport& report) {
+  if (report.changes_size() == 0) return {};
+  if (!report.summary().empty()) return report.summary();
+  std::string text = "initial state corrected:";
+  for (const auto& change : report.changes()) {
+    text += " " + change.name() + " " + FormatShort(change.given(), 6) + " -> " +
+            FormatShort(change.corrected(), 10);
+  }
+  return text;
+}
+
+// The output side of one run: files opened when the header arrives (so a run refused before
+// its first sample leaves no empty files behind), the format writer and the plot.
+class RunOutput {
+ public:
+  RunOutput(const RunCommandOptions& options, std::ostream& out) : options_(options), out_(out) {}
+
+  // Opens files and writers for `columns`; false with *why on an unwritable file.
+  bool Begin(const std::string& title, const client::StreamColumns& columns, std::string* why) {
+    std::ostream* data = &out_;
+    if (!options_.output_file.empty()) {
+      file_.open(options_.output_file, std::ios::binary | std::ios::trunc);
+      if (!file_) {
+        *why = "--output: cannot write '" + options_.output_file + "': " + std::strerror(errno);
+        return false;
+      }
+      data = &file_;
+    }
+    switch (options_.format) {
+      case OutputFormat::kTable: format_ = std::make_unique<TableWriter>(*data); break;
+      case OutputFormat::kCsv: format_ = std::make_unique<CsvWriter>(*data); break;
+      case OutputFormat::kJsonl: format_ = std::make_unique<JsonlWriter>(*data); break;
+    }
+    std::vector<RowSink*> sinks = {format_.get()};
+    if (!options_.plot_file.empty()) {
+      plot_file_.open(options_.plot_file, std::ios::binary | std::ios::trunc);
+      if (!plot_file_) {
+        *why = "--plot: cannot write '" + options_.plot_file + "': " + std::strerror(errno);
+        return false;
+      }
+      PlotOptions plot_options;
+      plot_options.title = title;
+      plot_ = std::make_unique<SvgPlotWriter>(plot_file_, plot_options);
+      sinks.push_back(plot_.get());
+    }
+    sink_ = std::make_unique<TeeSink>(sinks);
+    std::vector<std::string> names = {"t"};
+    names.insert(names.end(), columns.names.begin(), columns.names.end());
+    names.emplace_back("residual_position");
+    names.emplace_back("residual_velocity");
+    row_.resize(names.size());
+    sink_->Begin(names);
+    return true;
+  }
+
+  void Row(const client::Sample& sample) {
+    row_.front() = sample.t;
+    std::copy(sample.values.begin(), sample.values.end(), row_.begin() + 1);
+    row_[row_.size() - 2] = sample.residual_position;
+    row_.back() = sample.residual_velocity;
+    sink_->Row(row_);
+  }
+
+  void End() {
+    if (sink_ != nullptr) sink_->End();
+  }
+
+ private:
+  const RunCommandOptions& options_;
+  std::ostream& out_;
+  std::ofstream file_;
+  std::ofstream plot_file_;
+  std::unique_ptr<RowSink> format_;
+  std::unique_ptr<RowSink> plot_;
+  std::unique_ptr<RowSink> sink_;
+  std::vector<double> row_;
+};
+
+std::string PlotTitle(const RunCommandOptions& options) {
+  std::string title = options.spec_file.empty() ? options.model : options.spec_file;
+  title += " — " + (options.method.empty() ? std::string("dp5") : options.method);
+  title += ", projection " + (options.projection.empty() ? std::string("coupled") : options.projection);
+  return title;
+}
+
+void PrintSummary(std::ostream& err, const v1::StreamSummary& summary) {
+  const v1::Statistics& s = summary.statistics();
+  err << "tether: reached t = " << FormatShort(summary.t(), 8) << " s: " << summary.samples_sent()
+      << " samples, " << s.steps() << " steps (" << s.rejected_steps() << " rejected), "
+      << s.projection_iterations() << " projection iterations, max residual position "
+      << FormatShort(summary.max_residual_position(), 3) << ", velocity "
+      << FormatShort(summary.max_residual_velocity(), 3) << '\n';
+}
+
+// A run that ended early: names t and the cause.
+int ReportFailure(std::ostream& err, const client::StreamEnd& end) {
+  if (end.summary.has_value() && end.summary->termination() != v1::TERMINATION_REACHED_END) {
+    const v1::StreamSummary& summary = *end.summary;
+    err << "tether: simulation failed at t = " << FormatShort(summary.t(), 10) << " ("
+        << v1::Termination_Name(summary.termination()) << ", " << end.samples
+        << " samples written): " << (summary.message().empty() ? end.error.message : summary.message())
+        << '\n';
+    return ExitCodeFor(end.error) == kExitServerUnreachable ? kExitServerUnreachable
+                                                            : kExitSimulationFailed;
+  }
+  if (end.samples == 0) return ReportError(err, "run", end.error);
+  err << "tether: the stream broke after " << end.samples << " samples: " << end.error.ToString()
+      << '\n';
+  return ExitCodeFor(end.error) == kExitServerUnreachable ? kExitServerUnreachable
+                                                          : kExitSimulationFailed;
+}
+
+}  // namespace
+
+void ParseAssignments(const std::string& flag, const std::vector<std::string>& assignments,
+                      std::map<std::string, double>* out, std::vector<std::string>* problems) {
+  for (const std::string& assignment : assignments) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      problems->push_back(flag + " '" + assignment + "': expected NAME=VALUE");
+      continue;
+    }
+    const std::string name = assignment.substr(0, equals);
+    const std::string text = assignment.substr(equals + 1);
+    double value = 0;
+    if (!ParseDouble(text, &value)) {
+      problems->push_back(flag + " '" + assignment + "': '" + text + "' is not a number");
+      continue;
+    }
+    if (!out->emplace(name, value).second) {
+      problems->push_back(flag + " '" + assignment + "': '" + name + "' is given twice");
+    }
+  }
+}
+
+int RunCommand(client::Client& client, const RunCommandOptions& options, std::ostream& out,
+               std::ostream& err) {
+  v1::SimulateRequest request;
+  std::vector<std::string> problems;
+  if (!BuildRequest(options, &request, &problems)) {
+    for (const std::string& problem : problems) err << "tether: run: " << problem << '\n';
+    return kExitUsageError;
+  }
+
+  RunOutput output(options, out);
+  std::string output_problem;
+  std::unique_ptr<ProgressBar> progress;
+  client::StreamHandlers handlers;
+  handlers.on_header = [&](const v1::StreamHeader& header, const client::StreamColumns& columns) {
+    const std::string report = InitializationText(header.initialization());
+    if (!report.empty()) err << "tether: " << report << '\n';
+    progress = std::make_unique<ProgressBar>(err, options.progress, header.t_start(), header.t_end());
+    output.Begin(PlotTitle(options), columns, &output_problem);
+  };
+  handlers.on_sample = [&](const client::Sample& sample) {
+    if (!output_problem.empty()) return false;  // stop: nowhere to write
+    output.Row(sample);
+    progress->Update(sample.t, sample.index + 1);
+    return true;
+  };
+  const client::StreamEnd end = client.Simulate(request, handlers);
+  if (progress != nullptr) progress->Finish();
+  output.End();
+
+  if (!output_problem.empty()) {
+    err << "tether: run: " << output_problem << '\n';
+    return kExitUsageError;
+  }
+  if (end.ok() && end.summary.has_value() &&
+      end.summary->termination() == v1::TERMINATION_REACHED_END) {
+    PrintSummary(err, *end.summary);
+    return kExitOk;
+  }
+  if (end.ok() && !end.summary.has_value()) {
+    err << "tether: run: the stream ended without a summary after " << end.samples << " samples\n";
+    return kExitSimulationFailed;
+  }
+  return ReportFailure(err, end);
+}
+
+}  // namespace tether::cli

@@ -1,0 +1,51 @@
+// `tether run`: one Simulate call, its samples written as table, CSV or JSONL (and optionally an
+// SVG plot), the consistent-initialization report and the run's summary on stderr.
+//
+// Rows are  t, <the stream's columns: states, multipliers (or algebraic variables), outputs>,
+// residual_position, residual_velocity  — the column names come from the stream header.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tether/client/client.h"
+
+namespace tether::cli {
+
+enum class OutputFormat { kTable, kCsv, kJsonl };
+
+struct RunCommandOptions {
+  std::string model;      // catalog or registered name; empty when `spec_file` is given
+  std::string spec_file;  // a JSON spec run inline (not registered); empty = use `model`
+  // Absent fields take the server's defaults (the spec's suggestions, else t_end 10 s and
+  // output_interval 0.01 s; dp5, rtol 1e-8, atol 1e-10, coupled, euclidean).
+  std::optional<double> t_end;            // [s]
+  std::optional<double> output_interval;  // [s], 0 = every accepted step
+  std::string method;                     // "euler", "rk4", "dp5", "dop853"; "" = server default
+  std::optional<double> step;             // [s]
+  std::optional<double> rtol;
+  std::optional<double> atol;
+  std::string projection;  // "coupled", "sequential", "none", "baumgarte"; "" = coupled
+  std::string metric;      // "euclidean", "mass"; "" = euclidean
+  std::vector<std::string> set;   // "NAME=VALUE" parameter overrides
+  std::vector<std::string> init;  // "NAME=VALUE" initial-value overrides
+  std::vector<std::string> columns;  // streamed columns, in order; empty = all
+  OutputFormat format = OutputFormat::kCsv;
+  std::string output_file;  // empty = stdout
+  std::string plot_file;    // empty = no plot
+  bool progress = false;    // draw the progress bar on stderr
+};
+
+// Parses "NAME=VALUE" assignments into `out`; every malformed one is described in `problems`
+// ("--set 'm=abc': 'abc' is not a number").
+void ParseAssignments(const std::string& flag, const std::vector<std::string>& assignments,
+                      std::map<std::string, double>* out, std::vector<std::string>* problems);
+
+// Runs it; returns the process exit code (exit_codes.h).
+int RunCommand(client::Client& client, const RunCommandOptions& options, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace tether::cli

@@ -1,0 +1,337 @@
+// End-to-end tests of the `tether` binary: embedded runs, runs against a real tether-server
+// process, every output format, and every exit code (0, 1, 2, 3).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "client/process.h"
+#include "client/xml_check.h"
+#include "tether/client/client.h"
+
+namespace tether::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kTether = TETHER_CLI_PATH;
+constexpr const char* kTetherServer = TETHER_SERVER_PATH;
+constexpr const char* kDataDir = TETHER_TEST_DATA_DIR;
+
+// Runs `tether args…` with TETHER_SERVER unset unless `env` sets it.
+ProcessResult Tether(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  args.insert(args.begin(), kTether);
+  env.emplace("TETHER_SERVER", "");
+  return RunProcess(args, env);
+}
+
+std::string TempFile(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("tether_cli_" + std::to_string(getpid()) + "_" + name))
+      .string();
+}
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;
+  [[nodiscard]] std::size_t Column(const std::string& name) const {
+    const auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << "no column " << name;
+    return static_cast<std::size_t>(it - header.begin());
+  }
+};
+
+std::vector<std::string> Split(const std::string& line, char separator) {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; std::getline(in, field, separator);) fields.push_back(field);
+  return fields;
+}
+
+Table ParseCsv(const std::string& text) {
+  Table table;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  table.header = Split(line, ',');
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    for (const std::string& field : Split(line, ',')) row.push_back(std::strtod(field.c_str(), nullptr));
+    EXPECT_EQ(row.size(), table.header.size()) << line;
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+// The pendulum run of the chapter (dp5, default tolerances) for `t_end` seconds, as CSV.
+Table RunPendulumCsv(const std::string& projection, double t_end, ProcessResult* result) {
+  *result = Tether({"run", "pendulum", "--t-end", std::to_string(t_end), "--projection", projection,
+                    "--format", "csv"});
+  return ParseCsv(result->out);
+}
+
+TEST(Cli, HelpDocumentsEveryExitCode) {
+  const ProcessResult help = Tether({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("Exit codes:"));
+  EXPECT_THAT(help.out, HasSubstr("1  the simulation failed"));
+  EXPECT_THAT(help.out, HasSubstr("2  usage or spec error"));
+  EXPECT_THAT(help.out, HasSubstr("3  server unreachable"));
+  const ProcessResult run_help = Tether({"run", "--help"});
+  EXPECT_EQ(run_help.exit_code, 0);
+  EXPECT_THAT(run_help.out, HasSubstr("--projection"));
+}
+
+TEST(Cli, EmbeddedModelsListsTheCatalog) {
+  const ProcessResult models = Tether({"models"});
+  ASSERT_EQ(models.exit_code, 0) << models.err;
+  EXPECT_THAT(models.out, HasSubstr("pendulum"));
+  EXPECT_THAT(models.out, HasSubstr("catalog"));
+  const ProcessResult describe = Tether({"describe", "pendulum"});
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_THAT(describe.out, HasSubstr("lambda_1"));
+  EXPECT_THAT(describe.out, HasSubstr("t_end 50 s"));
+}
+
+TEST(Cli, CsvHeaderFollowsTheStreamColumns) {
+  ProcessResult result;
+  const Table table = RunPendulumCsv("coupled", 1.0, &result);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_GE(table.header.size(), 8U);
+  EXPECT_EQ(table.header.front(), "t");
+  EXPECT_EQ(table.header[1], "x");
+  EXPECT_EQ(table.header[table.header.size() - 2], "residual_position");
+  EXPECT_EQ(table.header.back(), "residual_velocity");
+  table.Column("lambda_1");
+  table.Column("energy");
+  // The pendulum's suggested output interval is 0.05 s: samples 0 … 20 for 1 s.
+  EXPECT_EQ(table.rows.size(), 21U);
+  // The initialization report names the corrected coordinates (0.86, 2.35 lie off the circle).
+  EXPECT_THAT(result.err, HasSubstr("x"));
+}
+
+TEST(Cli, CsvAndJsonlCarryTheSameSamples) {
+  const std::string csv_file = TempFile("same.csv");
+  const std::string jsonl_file = TempFile("same.jsonl");
+  const ProcessResult csv =
+      Tether({"run", "pendulum", "--t-end", "2", "--format", "csv", "--output", csv_file});
+  const ProcessResult jsonl =
+      Tether({"run", "pendulum", "--t-end", "2", "--format", "jsonl", "--output", jsonl_file});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  ASSERT_EQ(jsonl.exit_code, 0) << jsonl.err;
+  EXPECT_EQ(csv.out, "");  // the samples went to the file
+  const Table table = ParseCsv(ReadWholeFile(csv_file));
+  const std::vector<std::string> lines = Split(ReadWholeFile(jsonl_file), '\n');
+  ASSERT_EQ(lines.size(), table.rows.size());
+  ASSERT_GT(lines.size(), 10U);
+  for (std::size_t r = 0; r < lines.size(); ++r) {
+    const auto object = nlohmann::json::parse(lines[r]);
+    ASSERT_EQ(object.size(), table.header.size());
+    for (std::size_t c = 0; c < table.header.size(); ++c) {
+      // Both formats print the shortest exactly round-tripping form: equal bit for bit.
+      EXPECT_EQ(object.at(table.header[c]).get<double>(), table.rows[r][c]) << table.header[c];
+    }
+  }
+  std::filesystem::remove(csv_file);
+  std::filesystem::remove(jsonl_file);
+}
+
+TEST(Cli, CoupledProjectionKeepsEveryRowOnTheManifoldAndNoneDrifts) {
+  ProcessResult coupled_run;
+  ProcessResult none_run;
+  const Table coupled = RunPendulumCsv("coupled", 20.0, &coupled_run);
+  const Table none = RunPendulumCsv("none", 20.0, &none_run);
+  ASSERT_EQ(coupled_run.exit_code, 0) << coupled_run.err;
+  ASSERT_EQ(none_run.exit_code, 0) << none_run.err;
+  const std::size_t rp = coupled.Column("residual_position");
+  const std::size_t rv = coupled.Column("residual_velocity");
+  // Newton stops at a scaled residual ≤ projection_tolerance = 1e-12; the pendulum's invariants
+  // Φ = x² + y² − l² and h = 2(x vx + y vy) scale with l² = 6.25 and l·|v| ≤ 2.5·14 (|v|² ≤ 2 g 2l
+  // from energy), so unscaled residuals stay below 1e-12 · 100.
+  constexpr double kTolerance = 1e-10;
+  for (const auto& row : coupled.rows) {
+    EXPECT_LE(row[rp], kTolerance) << "t = " << row[0];
+    EXPECT_LE(row[rv], kTolerance) << "t = " << row[0];
+  }
+  // Without projection the position invariant drifts (chapter 11): its residual at the end is
+  // far above anything the coupled run shows, and above its own value early on.
+  ASSERT_EQ(none.rows.size(), coupled.rows.size());
+  const double late = none.rows.back()[rp];
+  const double early = none.rows[none.rows.size() / 10][rp];
+  EXPECT_GT(late, 10 * kTolerance);
+  EXPECT_GT(late, early);
+}
+
+TEST(Cli, PlotIsWellFormedSvg) {
+  const std::string svg = TempFile("plot.svg");
+  const ProcessResult run = Tether({"run", "pendulum", "--t-end", "5", "--projection", "none",
+                                    "--format", "csv", "--output", "/dev/null", "--plot", svg});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::string why;
+  EXPECT_TRUE(IsWellFormedSvgFile(svg, &why)) << why;
+  const std::string text = ReadWholeFile(svg);
+  EXPECT_THAT(text, HasSubstr("residual_position"));
+  EXPECT_THAT(text, HasSubstr("projection none"));
+  std::filesystem::remove(svg);
+}
+
+TEST(Cli, TableFormatIsAlignedAndDecimated) {
+  const ProcessResult run = Tether({"run", "pendulum", "--format", "table"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // 50 s at 0.05 s is 1001 samples; the table shows a decimated page and says so.
+  EXPECT_THAT(run.out, HasSubstr("of 1001 samples shown"));
+  EXPECT_THAT(run.err, HasSubstr("reached t = 50"));
+}
+
+TEST(CliExitCodes, UsageErrorsExitTwoAndNameTheProblem) {
+  const ProcessResult bad_method = Tether({"run", "pendulum", "--method", "leapfrog"});
+  EXPECT_EQ(bad_method.exit_code, 2);
+  EXPECT_THAT(bad_method.err, HasSubstr("--method"));
+
+  const ProcessResult bad_set = Tether({"run", "pendulum", "--set", "m=heavy", "--set", "l"});
+  EXPECT_EQ(bad_set.exit_code, 2);
+  EXPECT_THAT(bad_set.err, HasSubstr("--set 'm=heavy': 'heavy' is not a number"));
+  EXPECT_THAT(bad_set.err, HasSubstr("--set 'l': expected NAME=VALUE"));
+
+  const ProcessResult unknown = Tether({"run", "no-such-model"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("NOT_FOUND"));
+
+  const ProcessResult no_subcommand = Tether({});
+  EXPECT_EQ(no_subcommand.exit_code, 2);
+}
+
+TEST(CliExitCodes, BadSpecExitsTwoWithEveryProblemByPath) {
+  const std::string spec = std::string(kDataDir) + "/typo.json";
+  for (const char* command : {"register", "run"}) {
+    const ProcessResult result = std::string(command) == "run" ? Tether({"run", "--spec", spec})
+                                                              : Tether({"register", spec});
+    EXPECT_EQ(result.exit_code, 2) << command << ": " << result.err;
+    EXPECT_THAT(result.err, HasSubstr("INVALID_ARGUMENT"));
+    EXPECT_THAT(result.err, HasSubstr("constraints[0]"));
+    EXPECT_THAT(result.err, HasSubstr("lenght"));
+    EXPECT_THAT(result.err, HasSubstr("forces[1]"));
+  }
+}
+
+TEST(CliExitCodes, NumericalFailureExitsOneNamingTime) {
+  // x' = x² from x(0) = 1 is 1/(1 − t): no method gets past t = 1.
+  const ProcessResult run =
+      Tether({"run", "--spec", std::string(kDataDir) + "/blowup.json", "--format", "csv"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const std::string marker = "simulation failed at t = ";
+  const auto at = run.err.find(marker);
+  ASSERT_NE(at, std::string::npos) << run.err;
+  const double t_failed = std::strtod(run.err.c_str() + at + marker.size(), nullptr);
+  EXPECT_GT(t_failed, 0.5);
+  EXPECT_LE(t_failed, 1.0);
+  // Every good sample before the failure was written.
+  const Table table = ParseCsv(run.out);
+  ASSERT_GT(table.rows.size(), 50U);
+  EXPECT_LT(table.rows.back()[0], 1.0);
+}
+
+TEST(CliExitCodes, UnreachableServerExitsThree) {
+  // Nothing listens on port 1 of loopback; the CLI gives up after its short retries.
+  const ProcessResult models = Tether({"--server", "127.0.0.1:1", "models"});
+  EXPECT_EQ(models.exit_code, 3) << models.err;
+  EXPECT_THAT(models.err, HasSubstr("UNAVAILABLE"));
+  const ProcessResult run = Tether({"run", "pendulum"}, {{"TETHER_SERVER", "127.0.0.1:1"}});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  const ProcessResult health = Tether({"health", "--server", "127.0.0.1:1"});
+  EXPECT_EQ(health.exit_code, 3);
+}
+
+// A real tether-server process on a free loopback port, for the length of one test suite.
+class CliAgainstServer : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    port_ = FreeLoopbackPort();
+    ASSERT_GT(port_, 0);
+    address_ = "127.0.0.1:" + std::to_string(port_);
+    log_ = TempFile("server.log");
+    server_ = new ChildProcess({kTetherServer, "--listen", address_}, log_);
+    // Bounded wait for SERVING: 200 polls of 50 ms = 10 s.
+    client::Client probe(address_);
+    for (int i = 0; i < 200 && !ready_; ++i) {
+      const auto health = probe.Health();
+      ready_ = health.ok() && *health == client::HealthStatus::kServing;
+      if (!ready_) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+    std::filesystem::remove(log_);
+  }
+  void SetUp() override { ASSERT_TRUE(ready_) << "server not SERVING:\n" << ReadWholeFile(log_); }
+
+  static inline int port_ = 0;
+  static inline bool ready_ = false;
+  static inline std::string address_;
+  static inline std::string log_;
+  static inline ChildProcess* server_ = nullptr;
+};
+
+TEST_F(CliAgainstServer, HealthModelsAndRun) {
+  const ProcessResult health = Tether({"health", "--server", address_});
+  EXPECT_EQ(health.exit_code, 0) << health.err;
+  EXPECT_THAT(health.out, HasSubstr("SERVING"));
+
+  const ProcessResult models = Tether({"models"}, {{"TETHER_SERVER", address_}});
+  EXPECT_EQ(models.exit_code, 0) << models.err;
+  EXPECT_THAT(models.out, HasSubstr("pendulum"));
+
+  // The same run embedded and remote gives the same numbers: one code path on the server.
+  const ProcessResult remote = Tether({"--server", address_, "run", "pendulum", "--t-end", "1", "--format", "csv"});
+  const ProcessResult embedded = Tether({"run", "pendulum", "--t-end", "1", "--format", "csv"});
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(remote.out, embedded.out);
+}
+
+TEST_F(CliAgainstServer, RegisterThenDescribeAndRunIt) {
+  const std::string spec = std::string(kDataDir) + "/blowup.json";
+  const ProcessResult reg = Tether({"--server", address_, "register", spec});
+  ASSERT_EQ(reg.exit_code, 0) << reg.err;
+  EXPECT_THAT(reg.out, HasSubstr("registered models/blowup"));
+  const ProcessResult again = Tether({"--server", address_, "register", spec});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_THAT(again.err, HasSubstr("ALREADY_EXISTS"));
+  const ProcessResult describe = Tether({"--server", address_, "describe", "blowup"});
+  EXPECT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_THAT(describe.out, HasSubstr("(registered)"));
+  const ProcessResult run = Tether({"--server", address_, "run", "blowup", "--format", "csv"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+}
+
+TEST_F(CliAgainstServer, SessionsListShowDelete) {
+  client::Client client(address_);
+  v1::CreateSessionRequest request;
+  request.set_model("pendulum");
+  request.set_session_id("cli-test");
+  const auto session = client.CreateSession(request);
+  ASSERT_TRUE(session.ok()) << session.error().ToString();
+
+  const ProcessResult list = Tether({"--server", address_, "sessions"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr("sessions/cli-test"));
+  const ProcessResult show = Tether({"--server", address_, "sessions", "show", "cli-test"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_THAT(show.out, HasSubstr("created"));
+  const ProcessResult del = Tether({"--server", address_, "sessions", "delete", "cli-test"});
+  EXPECT_EQ(del.exit_code, 0) << del.err;
+  const ProcessResult gone = Tether({"--server", address_, "sessions", "show", "cli-test"});
+  EXPECT_EQ(gone.exit_code, 2);
+  EXPECT_THAT(gone.err, HasSubstr("NOT_FOUND"));
+}
+
+}  // namespace
+}  // namespace tether::test
