@@ -1,0 +1,221 @@
+#include "convert.h"
+
+#include <algorithm>
+
+#include "tether/integrate/stepper.h"
+
+namespace tether::server {
+namespace {
+
+v1::VariableRole RoleOf(const model::Model& model, const model::Variable* variable) {
+  auto contains = [variable](const std::vector<model::Variable>& list) {
+    return std::any_of(list.begin(), list.end(),
+                       [variable](const model::Variable& v) { return &v == variable; });
+  };
+  if (contains(model.coordinates)) return v1::VARIABLE_ROLE_COORDINATE;
+  if (contains(model.velocities)) return v1::VARIABLE_ROLE_VELOCITY;
+  if (contains(model.algebraic)) return v1::VARIABLE_ROLE_ALGEBRAIC;
+  return v1::VARIABLE_ROLE_DIFFERENTIAL;
+}
+
+v1::ModelForm FormToProto(model::Form form) {
+  switch (form) {
+    case model::Form::kMechanical: return v1::MODEL_FORM_MECHANICAL;
+    case model::Form::kIndex1: return v1::MODEL_FORM_INDEX1;
+    case model::Form::kIndex2: return v1::MODEL_FORM_INDEX2;
+  }
+  return v1::MODEL_FORM_UNSPECIFIED;
+}
+
+v1::ColumnKind KindToProto(simulate::ColumnKind kind) {
+  switch (kind) {
+    case simulate::ColumnKind::kState: return v1::COLUMN_KIND_STATE;
+    case simulate::ColumnKind::kMultiplier: return v1::COLUMN_KIND_MULTIPLIER;
+    case simulate::ColumnKind::kAlgebraic: return v1::COLUMN_KIND_ALGEBRAIC;
+    case simulate::ColumnKind::kOutput: return v1::COLUMN_KIND_OUTPUT;
+  }
+  return v1::COLUMN_KIND_UNSPECIFIED;
+}
+
+void Violation(std::vector<FieldViolation>* violations, std::string field, int value) {
+  violations->push_back({std::move(field), "unknown enum value " + std::to_string(value)});
+}
+
+}  // namespace
+
+std::string_view StripPrefix(std::string_view name, std::string_view prefix) {
+  if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
+  return name;
+}
+
+std::vector<simulate::Column> DefaultColumns(const model::Model& model) {
+  std::vector<simulate::Column> columns;
+  if (model.form == model::Form::kMechanical) {
+    for (const model::Variable* v : model.states()) {
+      columns.push_back({v->name, v->unit, simulate::ColumnKind::kState});
+    }
+    for (std::size_t i = 0; i < model.constraints.size(); ++i) {
+      columns.push_back({"lambda_" + std::to_string(i + 1), "", simulate::ColumnKind::kMultiplier});
+    }
+  } else {
+    for (const model::Variable& v : model.differential) {
+      columns.push_back({v.name, v.unit, simulate::ColumnKind::kState});
+    }
+    for (const model::Variable& v : model.algebraic) {
+      columns.push_back({v.name, v.unit, simulate::ColumnKind::kAlgebraic});
+    }
+  }
+  for (const model::Output& o : model.outputs) {
+    columns.push_back({o.name, o.unit, simulate::ColumnKind::kOutput});
+  }
+  return columns;
+}
+
+v1::Model ModelToProto(const model::Model& model, bool builtin,
+                       const std::vector<simulate::Column>& columns) {
+  v1::Model out;
+  out.set_name(std::string(kModelPrefix) + model.name);
+  out.set_title(model.title);
+  out.set_description(model.description);
+  out.set_form(FormToProto(model.form));
+  out.set_builtin(builtin);
+  for (const model::Variable* v : model.states()) {
+    v1::Variable* variable = out.add_variables();
+    variable->set_name(v->name);
+    variable->set_unit(v->unit);
+    variable->set_role(RoleOf(model, v));
+    const auto initial = model.initial.find(v->name);
+    variable->set_initial_value(initial == model.initial.end() ? 0.0 : initial->second);
+  }
+  for (const model::Parameter& p : model.parameters) {
+    v1::Parameter* parameter = out.add_parameters();
+    parameter->set_name(p.name);
+    parameter->set_unit(p.unit);
+    parameter->set_default_value(p.value);
+  }
+  for (const std::string& name : model.constraint_names) out.add_invariants(name);
+  for (const simulate::Column& c : columns) ColumnToProto(c, out.add_columns());
+  if (model.t_end) out.set_suggested_t_end(*model.t_end);
+  if (model.output_interval) out.set_suggested_output_interval(*model.output_interval);
+  return out;
+}
+
+void ColumnToProto(const simulate::Column& column, v1::Column* out) {
+  out->set_name(column.name);
+  out->set_unit(column.unit);
+  out->set_kind(KindToProto(column.kind));
+}
+
+void StatisticsToProto(const simulate::Statistics& s, v1::Statistics* out) {
+  out->set_steps(s.steps);
+  out->set_rejected_steps(s.rejected_steps);
+  out->set_rhs_evaluations(s.rhs_evaluations);
+  out->set_projections(s.projections);
+  out->set_projection_iterations(s.projection_iterations);
+  out->set_samples(s.samples);
+  out->set_max_residual_position(s.max_residual_position);
+  out->set_max_residual_velocity(s.max_residual_velocity);
+  out->set_cpu_seconds(s.cpu_seconds);
+}
+
+void InitializationToProto(const simulate::InitializationReport& report,
+                           v1::InitializationReport* out) {
+  for (const auto& change : report.changes) {
+    auto* entry = out->add_changes();
+    entry->set_name(change.name);
+    entry->set_given(change.given);
+    entry->set_corrected(change.corrected);
+  }
+  out->set_residual_position_before(report.residual_position_before);
+  out->set_residual_velocity_before(report.residual_velocity_before);
+  out->set_residual_position_after(report.residual_position_after);
+  out->set_residual_velocity_after(report.residual_velocity_after);
+  out->set_iterations(report.iterations);
+  out->set_summary(report.ToString());
+}
+
+void OptionsToProto(const simulate::Options& o, v1::SimulationOptions* out) {
+  out->set_method(o.method);
+  out->set_step(o.step);
+  out->set_rtol(o.rtol);
+  out->set_atol(o.atol);
+  out->set_max_step(o.max_step);
+  switch (o.projection) {
+    case simulate::Projection::kNone: out->set_projection(v1::PROJECTION_METHOD_NONE); break;
+    case simulate::Projection::kBaumgarte: out->set_projection(v1::PROJECTION_METHOD_BAUMGARTE); break;
+    case simulate::Projection::kCoupled: out->set_projection(v1::PROJECTION_METHOD_COUPLED); break;
+    case simulate::Projection::kSequential: out->set_projection(v1::PROJECTION_METHOD_SEQUENTIAL); break;
+  }
+  out->set_metric(o.metric == simulate::Metric::kMass ? v1::PROJECTION_METRIC_MASS
+                                                     : v1::PROJECTION_METRIC_EUCLIDEAN);
+  out->set_newton(o.newton == simulate::NewtonVariant::kSimplified ? v1::NEWTON_VARIANT_SIMPLIFIED
+                                                                   : v1::NEWTON_VARIANT_FULL);
+  out->set_algebraic(o.algebraic == simulate::AlgebraicMode::kOde ? v1::ALGEBRAIC_MODE_ODE
+                                                                  : v1::ALGEBRAIC_MODE_SOLVE);
+  out->set_projection_tolerance(o.projection_tolerance);
+  out->set_max_newton_iterations(o.max_newton_iterations);
+  out->set_baumgarte_alpha(o.baumgarte_alpha);
+  out->set_baumgarte_beta(o.baumgarte_beta);
+  out->set_output_interval(o.output_interval);
+  out->set_t_end(o.t_end);
+  out->set_max_steps(o.max_steps);
+}
+
+simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::Model& model,
+                                   std::vector<FieldViolation>* violations) {
+  simulate::Options o;
+  if (!p.method().empty()) {
+    const auto names = integrate::StepperNames();
+    if (std::find(names.begin(), names.end(), p.method()) == names.end()) {
+      std::string known;
+      for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+      violations->push_back({"options.method", "unknown method '" + p.method() + "' (known: " + known + ")"});
+    }
+    o.method = p.method();
+  }
+  if (p.has_step()) o.step = p.step();
+  if (p.has_rtol()) o.rtol = p.rtol();
+  if (p.has_atol()) o.atol = p.atol();
+  if (p.has_max_step()) o.max_step = p.max_step();
+  switch (p.projection()) {
+    case v1::PROJECTION_METHOD_UNSPECIFIED: break;
+    case v1::PROJECTION_METHOD_NONE: o.projection = simulate::Projection::kNone; break;
+    case v1::PROJECTION_METHOD_BAUMGARTE: o.projection = simulate::Projection::kBaumgarte; break;
+    case v1::PROJECTION_METHOD_COUPLED: o.projection = simulate::Projection::kCoupled; break;
+    case v1::PROJECTION_METHOD_SEQUENTIAL: o.projection = simulate::Projection::kSequential; break;
+    default: Violation(violations, "options.projection", p.projection());
+  }
+  switch (p.metric()) {
+    case v1::PROJECTION_METRIC_UNSPECIFIED: break;
+    case v1::PROJECTION_METRIC_EUCLIDEAN: o.metric = simulate::Metric::kEuclidean; break;
+    case v1::PROJECTION_METRIC_MASS: o.metric = simulate::Metric::kMass; break;
+    default: Violation(violations, "options.metric", p.metric());
+  }
+  switch (p.newton()) {
+    case v1::NEWTON_VARIANT_UNSPECIFIED: break;
+    case v1::NEWTON_VARIANT_FULL: o.newton = simulate::NewtonVariant::kFull; break;
+    case v1::NEWTON_VARIANT_SIMPLIFIED: o.newton = simulate::NewtonVariant::kSimplified; break;
+    default: Violation(violations, "options.newton", p.newton());
+  }
+  switch (p.algebraic()) {
+    case v1::ALGEBRAIC_MODE_UNSPECIFIED: break;
+    case v1::ALGEBRAIC_MODE_SOLVE: o.algebraic = simulate::AlgebraicMode::kSolve; break;
+    case v1::ALGEBRAIC_MODE_ODE: o.algebraic = simulate::AlgebraicMode::kOde; break;
+    default: Violation(violations, "options.algebraic", p.algebraic());
+  }
+  if (p.has_projection_tolerance()) o.projection_tolerance = p.projection_tolerance();
+  if (p.has_max_newton_iterations()) o.max_newton_iterations = p.max_newton_iterations();
+  if (p.has_baumgarte_alpha()) o.baumgarte_alpha = p.baumgarte_alpha();
+  if (p.has_baumgarte_beta()) o.baumgarte_beta = p.baumgarte_beta();
+  o.output_interval = p.has_output_interval() ? p.output_interval()
+                                              : model.output_interval.value_or(o.output_interval);
+  o.t_end = p.has_t_end() ? p.t_end() : model.t_end.value_or(o.t_end);
+  if (p.has_max_steps()) o.max_steps = p.max_steps();
+  return o;
+}
+
+std::map<std::string, double> ToMap(const google::protobuf::Map<std::string, double>& map) {
+  return {map.begin(), map.end()};
+}
+
+}  // namespace tether::server

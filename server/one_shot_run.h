@@ -1,0 +1,53 @@
+// Simulate's RunSource: builds a run from a model name or an inline spec, streams it to
+// options.t_end, and keeps nothing afterwards.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+
+#include "run_source.h"
+#include "tether/model/registry.h"
+
+namespace tether::server {
+
+class OneShotRun final : public RunSource {
+ public:
+  OneShotRun(const model::ModelRegistry* registry, v1::SimulateRequest request,
+             std::size_t max_spec_bytes, std::uint64_t max_steps);
+
+  grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
+  simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
+  void Delivered(const v1::Frame& /*frame*/) override {}
+  grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) override;
+  void End(const simulate::Status& /*end*/) override { simulation_.reset(); }
+
+ private:
+  grpc::Status ResolveModel(std::shared_ptr<const model::Model>* out) const;
+
+  const model::ModelRegistry* registry_;
+  v1::SimulateRequest request_;
+  std::size_t max_spec_bytes_;
+  std::uint64_t max_steps_;
+  const std::atomic<bool>* cancel_ = nullptr;
+  std::unique_ptr<simulate::Simulation> simulation_;
+  ColumnSelection selection_;
+  double t_start_ = 0.0;
+  double t_end_ = 0.0;
+  std::uint64_t samples_sent_ = 0;
+  double last_residual_position_ = 0.0;
+  double last_residual_velocity_ = 0.0;
+  std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
+};
+
+// Builds and initializes a run (CreateSession and Simulate share it): options from the
+// request, then Simulation::Create. INVALID_ARGUMENT lists every problem, including a failed
+// consistent initialization (field "initial_values").
+grpc::Status CreateRun(std::shared_ptr<const model::Model> model,
+                       const google::protobuf::Map<std::string, double>& parameters,
+                       const google::protobuf::Map<std::string, double>& initial_values,
+                       const google::protobuf::RepeatedPtrField<std::string>& fixed,
+                       const v1::SimulationOptions& options, std::uint64_t max_steps_cap,
+                       std::unique_ptr<simulate::Simulation>* out);
+
+}  // namespace tether::server

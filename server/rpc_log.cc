@@ -1,0 +1,76 @@
+#include "rpc_log.h"
+
+#include <cstdio>
+#include <ctime>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+namespace tether::server {
+namespace {
+
+std::string NowUtc() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<int>(millis));
+  return buffer;
+}
+
+}  // namespace
+
+RpcLog::RpcLog(bool enabled, std::string method, std::string session)
+    : enabled_(enabled),
+      method_(std::move(method)),
+      session_(std::move(session)),
+      start_(std::chrono::steady_clock::now()) {}
+
+void RpcLog::Finish(const grpc::Status& status) {
+  if (!enabled_ || written_) return;
+  written_ = true;
+  const std::chrono::duration<double, std::milli> elapsed =
+      std::chrono::steady_clock::now() - start_;
+  nlohmann::json line = {{"time", NowUtc()},
+                         {"method", method_},
+                         {"session", session_},
+                         {"code", CodeName(status.error_code())},
+                         {"message", status.error_message()},
+                         {"duration_ms", elapsed.count()}};
+  // One fwrite per line under a lock, so that concurrent calls never interleave characters.
+  static std::mutex mutex;
+  const std::string text =
+      line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::lock_guard lock(mutex);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+std::string CodeName(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK: return "OK";
+    case grpc::StatusCode::CANCELLED: return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN: return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED: return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE: return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL: return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS: return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
+    default: return "CODE_" + std::to_string(static_cast<int>(code));
+  }
+}
+
+}  // namespace tether::server

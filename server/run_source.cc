@@ -1,0 +1,64 @@
+#include "run_source.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "convert.h"
+#include "errors.h"
+
+namespace tether::server {
+
+grpc::Status ColumnSelection::Make(const std::vector<simulate::Column>& all,
+                                   const google::protobuf::RepeatedPtrField<std::string>& names,
+                                   ColumnSelection* out) {
+  out->indices_.clear();
+  if (names.empty()) {
+    for (std::size_t i = 0; i < all.size(); ++i) out->indices_.push_back(i);
+    return grpc::Status::OK;
+  }
+  std::string known;
+  for (const simulate::Column& c : all) known += (known.empty() ? "" : ", ") + c.name;
+  std::vector<FieldViolation> violations;
+  for (int i = 0; i < names.size(); ++i) {
+    const std::string field = "columns[" + std::to_string(i) + "]";
+    const auto it = std::find_if(all.begin(), all.end(),
+                                 [&](const simulate::Column& c) { return c.name == names[i]; });
+    if (it == all.end()) {
+      violations.push_back({field, "unknown column '" + names[i] + "' (columns: " + known + ")"});
+      continue;
+    }
+    const auto index = static_cast<std::size_t>(it - all.begin());
+    if (std::find(out->indices_.begin(), out->indices_.end(), index) != out->indices_.end()) {
+      violations.push_back({field, "column '" + names[i] + "' is selected twice"});
+      continue;
+    }
+    out->indices_.push_back(index);
+  }
+  if (!violations.empty()) return InvalidArgument("bad column selection", violations);
+  return grpc::Status::OK;
+}
+
+void ColumnSelection::FillHeader(const std::vector<simulate::Column>& all,
+                                 v1::StreamHeader* header) const {
+  for (std::size_t i : indices_) ColumnToProto(all[i], header->add_columns());
+}
+
+void ColumnSelection::AppendRow(std::span<const double> row, v1::Frame* frame) const {
+  for (std::size_t i : indices_) frame->add_values(row[i]);
+}
+
+void SetProgress(double t_start, double t_end, std::uint64_t samples_sent, double wall_seconds,
+                 v1::Frame* frame) {
+  v1::Progress* progress = frame->mutable_progress();
+  const double t = frame->t().empty() ? t_start : frame->t(frame->t_size() - 1);
+  progress->set_t(t);
+  progress->set_t_end(t_end);
+  const double span = t_end - t_start;
+  progress->set_fraction(std::isfinite(t_end) && span > 0.0
+                             ? std::clamp((t - t_start) / span, 0.0, 1.0)
+                             : 0.0);
+  progress->set_samples_sent(samples_sent);
+  progress->set_wall_seconds(wall_seconds);
+}
+
+}  // namespace tether::server

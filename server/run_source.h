@@ -1,0 +1,56 @@
+// What a state stream streams: a session (StreamStates) or a one-shot run (Simulate). The
+// StateStream reactor drives a RunSource on the worker pool, one frame at a time.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/repeated_ptr_field.h>
+#include <grpcpp/support/status.h>
+
+#include "tether/simulate/simulation.h"
+#include "tether/v1/simulation_service.pb.h"
+
+namespace tether::server {
+
+class RunSource {
+ public:
+  virtual ~RunSource() = default;
+  // On a worker, before any message: prepares the run and fills the header. A non-OK status
+  // ends the call with it. `cancel` stays valid for the life of the source.
+  virtual grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) = 0;
+  // On a worker: appends at most `max_samples` samples to `frame` (may be none) and returns
+  // kRunning to go on, or how the run ended.
+  virtual simulate::Status Next(std::size_t max_samples, v1::Frame* frame) = 0;
+  // The write of `frame` completed (the transport accepted it).
+  virtual void Delivered(const v1::Frame& frame) = 0;
+  // After Next returned an end: fills the summary and returns the call's final status.
+  virtual grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) = 0;
+  // The stream ends (any reason, once, only after a successful Begin): frees what it holds.
+  virtual void End(const simulate::Status& end) = 0;
+};
+
+// The columns a stream sends, as indices into the run's columns.
+class ColumnSelection {
+ public:
+  // Empty `names` = every column. An unknown or repeated name is a violation
+  // "columns[i]: unknown column 'z' (columns: x, y, …)".
+  static grpc::Status Make(const std::vector<simulate::Column>& all,
+                           const google::protobuf::RepeatedPtrField<std::string>& names,
+                           ColumnSelection* out);
+  void FillHeader(const std::vector<simulate::Column>& all, v1::StreamHeader* header) const;
+  // Appends the selected entries of one full row.
+  void AppendRow(std::span<const double> row, v1::Frame* frame) const;
+
+ private:
+  std::vector<std::size_t> indices_;
+};
+
+// Fills Frame.progress.
+void SetProgress(double t_start, double t_end, std::uint64_t samples_sent, double wall_seconds,
+                 v1::Frame* frame);
+
+}  // namespace tether::server

@@ -1,0 +1,269 @@
+#include "tether/server/server.h"
+
+#include <csignal>
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+#include "service.h"
+
+namespace tether::server {
+namespace {
+
+// How often idle sessions are looked for: TTLs are seconds or longer, so one second keeps
+// expiry within a second of expire_time.
+constexpr std::chrono::seconds kExpirySweep{1};
+// After the drain grace, aborted streams end at their next frame boundary; this bounds the
+// wait for that before gRPC cancels whatever is left.
+constexpr std::chrono::seconds kAbortWait{2};
+
+bool Check(bool ok, std::string_view field, const std::string& value, std::string_view rule,
+           std::string* why) {
+  if (!ok && why != nullptr) {
+    *why = "ServerConfig::" + std::string(field) + " = " + value + "; must be " + std::string(rule);
+  }
+  return ok;
+}
+
+bool LoadModelsDir(model::ModelRegistry* registry, const std::string& dir, std::string* error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    *error = "models_dir '" + dir + "' is not a directory";
+    return false;
+  }
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::string problems;
+  for (const fs::path& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    model::RegistryResult result = registry->Register(text.str());
+    if (result.status == model::RegistryStatus::kOk) continue;
+    problems += "\n  " + file.string() + ": " + result.message;
+    for (const model::SpecProblem& p : result.problems) problems += "\n    " + p.ToString();
+  }
+  if (!problems.empty()) {
+    *error = "models_dir '" + dir + "' holds bad specs:" + problems;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ServerConfig::IsValid(std::string* why) const {
+  return Check(max_sessions >= 1, "max_sessions", std::to_string(max_sessions), ">= 1", why) &&
+         Check(max_streams >= 1, "max_streams", std::to_string(max_streams), ">= 1", why) &&
+         Check(max_spec_bytes >= 1, "max_spec_bytes", std::to_string(max_spec_bytes), ">= 1", why) &&
+         Check(max_frame_samples >= 1, "max_frame_samples", std::to_string(max_frame_samples),
+               ">= 1", why) &&
+         Check(default_frame_samples >= 1 && default_frame_samples <= max_frame_samples,
+               "default_frame_samples", std::to_string(default_frame_samples),
+               "in [1, max_frame_samples = " + std::to_string(max_frame_samples) + "]", why) &&
+         Check(max_steps_per_stream >= 1, "max_steps_per_stream",
+               std::to_string(max_steps_per_stream), ">= 1", why) &&
+         Check(session_ttl.count() >= 1, "session_ttl", std::to_string(session_ttl.count()) + " s",
+               ">= 1 s", why) &&
+         Check(drain_grace.count() >= 0, "drain_grace", std::to_string(drain_grace.count()) + " ms",
+               ">= 0 ms", why) &&
+         Check(replay_frames >= 1, "replay_frames", std::to_string(replay_frames), ">= 1", why);
+}
+
+struct Server::Impl {
+  explicit Impl(const ServerConfig& config) : state(config), service(&state) {}
+
+  void Janitor() {
+    std::unique_lock lock(janitor_mutex);
+    while (!janitor_stop) {
+      janitor_wake.wait_for(lock, kExpirySweep);
+      if (!janitor_stop) state.sessions.Expire(Session::Clock::now());
+    }
+  }
+
+  std::size_t OpenStreams() {
+    std::lock_guard lock(state.streams_mutex);
+    return state.streams.size();
+  }
+
+  // Waits until no stream is open or `deadline`; true if none is open.
+  bool WaitForStreams(std::chrono::steady_clock::time_point deadline) {
+    while (OpenStreams() > 0) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  }
+
+  ServiceState state;
+  SimulationService service;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+
+  std::mutex janitor_mutex;
+  std::condition_variable janitor_wake;
+  bool janitor_stop = false;
+  std::thread janitor;
+
+  std::mutex shutdown_mutex;
+  std::condition_variable shutdown_done_cv;
+  bool shutdown_started = false;
+  bool shutdown_done = false;
+};
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Server::~Server() {
+  Shutdown(std::chrono::milliseconds(0));
+  Wait();
+}
+
+std::unique_ptr<Server> Server::Start(const ServerConfig& config, std::string* error) {
+  std::string why;
+  if (!config.IsValid(&why)) {
+    *error = why;
+    return nullptr;
+  }
+  auto impl = std::make_unique<Impl>(config);
+  std::string problems;
+  for (const model::SpecProblem& p : impl->state.registry.LoadBuiltinCatalog()) {
+    problems += "\n  " + p.ToString();
+  }
+  if (!problems.empty()) {
+    *error = "the built-in catalog failed validation:" + problems;
+    return nullptr;
+  }
+  if (!config.models_dir.empty() &&
+      !LoadModelsDir(&impl->state.registry, config.models_dir, error)) {
+    return nullptr;
+  }
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  if (!config.listen.empty()) {
+    builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &impl->port);
+  }
+  builder.RegisterService(&impl->service);
+  impl->server = builder.BuildAndStart();
+  if (impl->server == nullptr || (!config.listen.empty() && impl->port == 0)) {
+    *error = "could not listen on '" + config.listen + "' (address in use or malformed?)";
+    if (impl->server != nullptr) impl->server->Shutdown();
+    return nullptr;
+  }
+  if (grpc::HealthCheckServiceInterface* health = impl->server->GetHealthCheckService()) {
+    health->SetServingStatus(true);
+  }
+  impl->janitor = std::thread([raw = impl.get()] { raw->Janitor(); });
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+std::shared_ptr<grpc::Channel> Server::InProcessChannel() {
+  return impl_->server->InProcessChannel(grpc::ChannelArguments());
+}
+
+int Server::port() const { return impl_->port; }
+
+void Server::Shutdown(std::chrono::milliseconds grace) {
+  {
+    std::lock_guard lock(impl_->shutdown_mutex);
+    if (impl_->shutdown_started) return;
+    impl_->shutdown_started = true;
+  }
+  impl_->state.draining.store(true);
+  if (grpc::HealthCheckServiceInterface* health = impl_->server->GetHealthCheckService()) {
+    health->SetServingStatus(false);
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (!impl_->WaitForStreams(now + grace)) {
+    {
+      std::lock_guard lock(impl_->state.streams_mutex);
+      for (StateStream* stream : impl_->state.streams) stream->Abort();
+    }
+    impl_->WaitForStreams(std::chrono::steady_clock::now() + kAbortWait);
+  }
+  // Cancels whatever is left (a stream blocked on a reader that never reads) and waits for
+  // every reactor to finish; the pool still runs, so queued work can complete.
+  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
+  impl_->state.pool.Stop();
+  {
+    std::lock_guard lock(impl_->janitor_mutex);
+    impl_->janitor_stop = true;
+  }
+  impl_->janitor_wake.notify_all();
+  if (impl_->janitor.joinable()) impl_->janitor.join();
+  {
+    std::lock_guard lock(impl_->shutdown_mutex);
+    impl_->shutdown_done = true;
+  }
+  impl_->shutdown_done_cv.notify_all();
+}
+
+void Server::Wait() {
+  std::unique_lock lock(impl_->shutdown_mutex);
+  impl_->shutdown_done_cv.wait(lock, [this] { return impl_->shutdown_done; });
+}
+
+ServerMetrics Server::metrics() const {
+  ServerMetrics m;
+  m.sessions = impl_->state.sessions.size();
+  m.open_streams = impl_->OpenStreams();
+  m.busy_workers = impl_->state.pool.busy();
+  m.queued_tasks = impl_->state.pool.queued();
+  m.frames_buffered = impl_->state.counters.frames_buffered.load();
+  m.max_frames_buffered_per_stream = impl_->state.counters.max_frames_buffered.load();
+  return m;
+}
+
+int RunServer(const ServerConfig& config) {
+  // Blocked before any thread starts, so that every gRPC and worker thread inherits the mask
+  // and the signals reach only the sigwait below.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::string error;
+  std::unique_ptr<Server> server = Server::Start(config, &error);
+  if (server == nullptr) {
+    std::fprintf(stderr, "tether-server: %s\n", error.c_str());
+    return 1;
+  }
+  const nlohmann::json serving = {{"event", "serving"},
+                                  {"listen", config.listen},
+                                  {"port", server->port()}};
+  std::fprintf(stderr, "%s\n", serving.dump().c_str());
+  std::fflush(stderr);
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  const nlohmann::json draining = {{"event", "draining"},
+                                   {"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
+                                   {"grace_ms", config.drain_grace.count()}};
+  std::fprintf(stderr, "%s\n", draining.dump().c_str());
+  std::fflush(stderr);
+  server->Shutdown(config.drain_grace);
+  server->Wait();
+  std::fprintf(stderr, "%s\n", nlohmann::json{{"event", "stopped"}}.dump().c_str());
+  return 0;
+}
+
+}  // namespace tether::server

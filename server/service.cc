@@ -1,0 +1,500 @@
+#include "service.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "convert.h"
+#include "errors.h"
+#include "one_shot_run.h"
+#include "session_run.h"
+
+namespace tether::server {
+namespace {
+
+constexpr std::string_view kServiceName = "tether.v1.SimulationService/";
+// AIP-158 paging: the page size when the request says 0, and the largest accepted.
+constexpr int kDefaultPageSize = 100;
+constexpr int kMaxPageSize = 1000;
+
+std::string Method(std::string_view name) { return std::string(kServiceName) + std::string(name); }
+
+// Finishes the unary call with body()'s status, on the pool (numerical work) or inline.
+template <typename Body>
+grpc::ServerUnaryReactor* RunUnary(grpc::CallbackServerContext* context, RpcLog log,
+                                   WorkerPool* pool, Body body) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto run = [reactor, log, body]() mutable {
+    const grpc::Status status = body();
+    log.Finish(status);
+    reactor->Finish(status);
+  };
+  if (pool != nullptr) {
+    pool->Post(std::move(run));
+  } else {
+    run();
+  }
+  return reactor;
+}
+
+grpc::Status PageSize(int requested, std::size_t* size) {
+  if (requested < 0 || requested > kMaxPageSize) {
+    return InvalidArgument("bad page_size",
+                           {{"page_size", "page_size = " + std::to_string(requested) +
+                                              "; must be in [0, " + std::to_string(kMaxPageSize) + "]"}});
+  }
+  *size = static_cast<std::size_t>(requested == 0 ? kDefaultPageSize : requested);
+  return grpc::Status::OK;
+}
+
+grpc::Status SessionNotFound(std::string_view id) {
+  return Error(grpc::StatusCode::NOT_FOUND,
+               "session '" + std::string(kSessionPrefix) + std::string(id) + "' not found");
+}
+
+grpc::Status Busy(std::string_view id, std::string_view what) {
+  return Error(grpc::StatusCode::FAILED_PRECONDITION,
+               "session '" + std::string(kSessionPrefix) + std::string(id) +
+                   "' has an open StreamStates call; cancel it before " + std::string(what));
+}
+
+grpc::Status Draining() {
+  return Error(grpc::StatusCode::UNAVAILABLE,
+               "server is draining: no new sessions or streams; retry on another replica");
+}
+
+// A stream refused before it started.
+class RefusedStream final : public grpc::ServerWriteReactor<v1::StateChunk> {
+ public:
+  explicit RefusedStream(const grpc::Status& status) { Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+grpc::Status ChooseSessionId(const std::string& requested, std::string* id) {
+  if (requested.empty()) {
+    *id = NewSessionId();
+    return grpc::Status::OK;
+  }
+  if (!IsValidSessionId(requested)) {
+    return InvalidArgument("bad session_id",
+                           {{"session_id", "'" + requested + "' must match [a-z][a-z0-9-]{0,62}"}});
+  }
+  *id = requested;
+  return grpc::Status::OK;
+}
+
+grpc::Status SessionLimit(const SessionStore& store) {
+  return Error(grpc::StatusCode::RESOURCE_EXHAUSTED,
+               "max_sessions = " + std::to_string(store.max_sessions()) +
+                   " live sessions reached; delete sessions or wait for idle ones to expire");
+}
+
+grpc::Status AddSession(SessionStore* store, std::shared_ptr<Session> session) {
+  const std::string id = session->id;
+  switch (store->Add(std::move(session))) {
+    case SessionStore::AddResult::kOk: return grpc::Status::OK;
+    case SessionStore::AddResult::kAlreadyExists:
+      return Error(grpc::StatusCode::ALREADY_EXISTS,
+                   "session '" + std::string(kSessionPrefix) + id + "' already exists");
+    case SessionStore::AddResult::kLimit: break;
+  }
+  return SessionLimit(*store);
+}
+
+}  // namespace
+
+ServiceState::ServiceState(const ServerConfig& config_in)
+    : config(config_in),
+      registry(
+          [&] {
+            model::SpecLimits limits;
+            limits.max_document_bytes = config_in.max_spec_bytes;
+            return limits;
+          }(),
+          config_in.max_registered_models),
+      sessions(config_in.max_sessions, config_in.session_ttl),
+      pool(config_in.worker_threads != 0
+               ? config_in.worker_threads
+               : std::max<std::size_t>(1, std::thread::hardware_concurrency())) {}
+
+// ---- models ----------------------------------------------------------------------------------
+
+std::vector<simulate::Column> SimulationService::ColumnsOf(const model::Model& model) {
+  {
+    std::lock_guard lock(state_->columns_mutex);
+    const auto it = state_->columns.find(model.name);
+    if (it != state_->columns.end()) return it->second;
+  }
+  // The authoritative order is the core's: a default run of the model tells it.
+  simulate::Setup setup;
+  setup.model = std::shared_ptr<const model::Model>(std::shared_ptr<const model::Model>{}, &model);
+  simulate::CreateResult created = simulate::Simulation::Create(setup);
+  std::vector<simulate::Column> columns =
+      created.simulation ? created.simulation->columns() : DefaultColumns(model);
+  std::lock_guard lock(state_->columns_mutex);
+  state_->columns[model.name] = columns;
+  return columns;
+}
+
+void SimulationService::ForgetColumns(std::string_view model_name) {
+  std::lock_guard lock(state_->columns_mutex);
+  const auto it = state_->columns.find(model_name);
+  if (it != state_->columns.end()) state_->columns.erase(it);
+}
+
+v1::Model SimulationService::Describe(const model::ModelRegistry::Entry& entry) {
+  return ModelToProto(*entry.model, entry.builtin, ColumnsOf(*entry.model));
+}
+
+grpc::Status SimulationService::DoListModels(const v1::ListModelsRequest& request,
+                                             v1::ListModelsResponse* response) {
+  std::size_t page = 0;
+  if (grpc::Status s = PageSize(request.page_size(), &page); !s.ok()) return s;
+  const std::vector<model::ModelRegistry::Entry> entries = state_->registry.List();
+  for (const auto& entry : entries) {
+    if (!request.page_token().empty() && entry.model->name <= request.page_token()) continue;
+    if (static_cast<std::size_t>(response->models_size()) == page) {
+      response->set_next_page_token(response->models(response->models_size() - 1).name().substr(
+          kModelPrefix.size()));
+      break;
+    }
+    *response->add_models() = Describe(entry);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* SimulationService::ListModels(grpc::CallbackServerContext* context,
+                                                        const v1::ListModelsRequest* request,
+                                                        v1::ListModelsResponse* response) {
+  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("ListModels")), &state_->pool,
+                  [this, request, response] { return DoListModels(*request, response); });
+}
+
+grpc::Status SimulationService::DoGetModel(const v1::GetModelRequest& request, v1::Model* response) {
+  const std::string_view name = StripPrefix(request.name(), kModelPrefix);
+  std::shared_ptr<const model::Model> found = state_->registry.Find(name);
+  if (found == nullptr) {
+    return Error(grpc::StatusCode::NOT_FOUND, "model '" + std::string(name) + "' not found");
+  }
+  *response = Describe({found, state_->registry.IsBuiltin(name)});
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* SimulationService::GetModel(grpc::CallbackServerContext* context,
+                                                      const v1::GetModelRequest* request,
+                                                      v1::Model* response) {
+  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("GetModel")), &state_->pool,
+                  [this, request, response] { return DoGetModel(*request, response); });
+}
+
+grpc::Status SimulationService::DoRegisterModel(const v1::RegisterModelRequest& request,
+                                                v1::Model* response) {
+  if (request.spec_json().size() > state_->config.max_spec_bytes) {
+    return InvalidArgument("spec too large",
+                           {{"spec_json", std::to_string(request.spec_json().size()) +
+                                              " bytes; the limit max_spec_bytes is " +
+                                              std::to_string(state_->config.max_spec_bytes)}});
+  }
+  model::RegistryResult result = state_->registry.Register(request.spec_json());
+  switch (result.status) {
+    case model::RegistryStatus::kOk:
+      ForgetColumns(result.model->name);
+      *response = Describe({result.model, false});
+      return grpc::Status::OK;
+    case model::RegistryStatus::kInvalid:
+      return InvalidArgument("invalid model spec", SpecViolations(result.problems, "spec_json: "));
+    case model::RegistryStatus::kAlreadyExists:
+      return Error(grpc::StatusCode::ALREADY_EXISTS, result.message);
+    case model::RegistryStatus::kLimit:
+      return Error(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                   "max_registered_models = " + std::to_string(state_->config.max_registered_models) +
+                       " reached; delete registered models first (" + result.message + ")");
+    case model::RegistryStatus::kReadOnly:
+    case model::RegistryStatus::kNotFound:
+      break;
+  }
+  return Error(grpc::StatusCode::INTERNAL, "unexpected registry status: " + result.message);
+}
+
+grpc::ServerUnaryReactor* SimulationService::RegisterModel(grpc::CallbackServerContext* context,
+                                                           const v1::RegisterModelRequest* request,
+                                                           v1::Model* response) {
+  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("RegisterModel")), &state_->pool,
+                  [this, request, response] { return DoRegisterModel(*request, response); });
+}
+
+grpc::Status SimulationService::DoDeleteModel(const v1::DeleteModelRequest& request) {
+  const std::string_view name = StripPrefix(request.name(), kModelPrefix);
+  model::RegistryResult result = state_->registry.Remove(name);
+  switch (result.status) {
+    case model::RegistryStatus::kOk:
+      ForgetColumns(name);
+      return grpc::Status::OK;
+    case model::RegistryStatus::kReadOnly:
+      return Error(grpc::StatusCode::FAILED_PRECONDITION,
+                   "model '" + std::string(name) +
+                       "' belongs to the built-in catalog, which is read-only");
+    case model::RegistryStatus::kNotFound:
+      return Error(grpc::StatusCode::NOT_FOUND, "model '" + std::string(name) + "' not found");
+    default:
+      break;
+  }
+  return Error(grpc::StatusCode::INTERNAL, "unexpected registry status: " + result.message);
+}
+
+grpc::ServerUnaryReactor* SimulationService::DeleteModel(grpc::CallbackServerContext* context,
+                                                         const v1::DeleteModelRequest* request,
+                                                         google::protobuf::Empty* /*response*/) {
+  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("DeleteModel")), nullptr,
+                  [this, request] { return DoDeleteModel(*request); });
+}
+
+// ---- sessions --------------------------------------------------------------------------------
+
+grpc::Status SimulationService::DoCreateSession(const v1::CreateSessionRequest& request,
+                                                v1::Session* response) {
+  if (state_->draining.load()) return Draining();
+  std::string id;
+  if (grpc::Status s = ChooseSessionId(request.session_id(), &id); !s.ok()) return s;
+  // Checked before the (costly) initialization too; Add checks again atomically.
+  if (state_->sessions.size() >= state_->config.max_sessions) {
+    return SessionLimit(state_->sessions);
+  }
+  const std::string model_name(StripPrefix(request.model(), kModelPrefix));
+  std::shared_ptr<const model::Model> model = state_->registry.Find(model_name);
+  if (model == nullptr) {
+    return Error(grpc::StatusCode::NOT_FOUND, "model '" + model_name + "' not found");
+  }
+  std::unique_ptr<simulate::Simulation> simulation;
+  if (grpc::Status s = CreateRun(model, request.parameters(), request.initial_values(),
+                                 request.fixed(), request.options(),
+                                 std::numeric_limits<std::uint64_t>::max(), &simulation);
+      !s.ok()) {
+    return s;
+  }
+  auto session = std::make_shared<Session>(id, model_name, std::move(simulation),
+                                           state_->config.replay_frames);
+  {
+    std::lock_guard lock(session->mutex);
+    *response = session->ToProto(state_->config.session_ttl);
+  }
+  return AddSession(&state_->sessions, std::move(session));
+}
+
+grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerContext* context,
+                                                           const v1::CreateSessionRequest* request,
+                                                           v1::Session* response) {
+  RpcLog log(state_->config.log_rpcs, Method("CreateSession"));
+  return RunUnary(context, log, &state_->pool, [this, request, response] {
+    return DoCreateSession(*request, response);
+  });
+}
+
+grpc::Status SimulationService::DoGetSession(const v1::GetSessionRequest& request,
+                                             v1::Session* response) {
+  const std::string id(StripPrefix(request.name(), kSessionPrefix));
+  std::shared_ptr<Session> session = state_->sessions.Find(id);
+  if (session == nullptr) return SessionNotFound(id);
+  std::lock_guard lock(session->mutex);
+  session->Touch();
+  *response = session->ToProto(state_->config.session_ttl);
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* SimulationService::GetSession(grpc::CallbackServerContext* context,
+                                                        const v1::GetSessionRequest* request,
+                                                        v1::Session* response) {
+  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("GetSession"), request->name()),
+                  nullptr, [this, request, response] { return DoGetSession(*request, response); });
+}
+
+grpc::Status SimulationService::DoListSessions(const v1::ListSessionsRequest& request,
+                                               v1::ListSessionsResponse* response) {
+  std::size_t page = 0;
+  if (grpc::Status s = PageSize(request.page_size(), &page); !s.ok()) return s;
+  // One more than the page tells whether another page follows.
+  std::vector<std::shared_ptr<Session>> sessions =
+      state_->sessions.List(request.page_token(), page + 1);
+  for (std::size_t i = 0; i < sessions.size() && i < page; ++i) {
+    std::lock_guard lock(sessions[i]->mutex);
+    *response->add_sessions() = sessions[i]->ToProto(state_->config.session_ttl);
+  }
+  if (sessions.size() > page) response->set_next_page_token(sessions[page - 1]->id);
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* SimulationService::ListSessions(grpc::CallbackServerContext* context,
+                                                          const v1::ListSessionsRequest* request,
+                                                          v1::ListSessionsResponse* response) {
+  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("ListSessions")), nullptr,
+                  [this, request, response] { return DoListSessions(*request, response); });
+}
+
+grpc::Status SimulationService::DoUpdateSession(const v1::UpdateSessionRequest& request,
+                                                v1::Session* response) {
+  const std::string id(StripPrefix(request.name(), kSessionPrefix));
+  std::shared_ptr<Session> session = state_->sessions.Find(id);
+  if (session == nullptr) return SessionNotFound(id);
+  std::lock_guard lock(session->mutex);
+  if (session->streaming) return Busy(id, "updating it");
+  simulate::CreateResult result =
+      session->simulation->Update(ToMap(request.parameters()), ToMap(request.values()));
+  if (!result.problems.empty()) {
+    std::vector<FieldViolation> violations = SetupViolations(result.problems);
+    // The core names values "initial.x"; this request calls them "values.x".
+    for (FieldViolation& v : violations) {
+      if (v.field.rfind("initial", 0) == 0) v.field.replace(0, 7, "values");
+    }
+    return InvalidArgument("bad update", violations);
+  }
+  if (result.status.failed()) {
+    return InvalidArgument("consistent initialization failed",
+                           {{"values", result.status.message}});
+  }
+  if (result.simulation != nullptr) session->simulation = std::move(result.simulation);
+  // Samples computed before the update but never delivered belong to the old trajectory.
+  session->history.Clear();
+  session->Refresh();
+  session->delivered_end = session->next_index;
+  session->updated_at = session->next_index;
+  if (session->state != v1::SESSION_STATE_CREATED) session->state = v1::SESSION_STATE_PAUSED;
+  *response = session->ToProto(state_->config.session_ttl);
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* SimulationService::UpdateSession(grpc::CallbackServerContext* context,
+                                                           const v1::UpdateSessionRequest* request,
+                                                           v1::Session* response) {
+  return RunUnary(context,
+                  RpcLog(state_->config.log_rpcs, Method("UpdateSession"), request->name()),
+                  &state_->pool,
+                  [this, request, response] { return DoUpdateSession(*request, response); });
+}
+
+grpc::Status SimulationService::DoForkSession(const v1::ForkSessionRequest& request,
+                                              v1::Session* response) {
+  if (state_->draining.load()) return Draining();
+  const std::string id(StripPrefix(request.name(), kSessionPrefix));
+  std::shared_ptr<Session> source = state_->sessions.Find(id);
+  if (source == nullptr) return SessionNotFound(id);
+  std::string fork_id;
+  if (grpc::Status s = ChooseSessionId(request.session_id(), &fork_id); !s.ok()) return s;
+  std::unique_ptr<simulate::Simulation> copy;
+  {
+    std::lock_guard lock(source->mutex);
+    if (source->streaming) return Busy(id, "forking it");
+    copy = std::make_unique<simulate::Simulation>(*source->simulation);
+    source->Touch();
+  }
+  auto fork = std::make_shared<Session>(fork_id, source->model, std::move(copy),
+                                        state_->config.replay_frames);
+  {
+    std::lock_guard lock(fork->mutex);
+    *response = fork->ToProto(state_->config.session_ttl);
+  }
+  return AddSession(&state_->sessions, std::move(fork));
+}
+
+grpc::ServerUnaryReactor* SimulationService::ForkSession(grpc::CallbackServerContext* context,
+                                                         const v1::ForkSessionRequest* request,
+                                                         v1::Session* response) {
+  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("ForkSession"), request->name()),
+                  &state_->pool,
+                  [this, request, response] { return DoForkSession(*request, response); });
+}
+
+grpc::Status SimulationService::DoDeleteSession(const v1::DeleteSessionRequest& request) {
+  const std::string id(StripPrefix(request.name(), kSessionPrefix));
+  bool streaming = false;
+  if (!state_->sessions.Remove(id, &streaming)) return SessionNotFound(id);
+  if (streaming) return Busy(id, "deleting it");
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* SimulationService::DeleteSession(grpc::CallbackServerContext* context,
+                                                           const v1::DeleteSessionRequest* request,
+                                                           google::protobuf::Empty* /*response*/) {
+  return RunUnary(context,
+                  RpcLog(state_->config.log_rpcs, Method("DeleteSession"), request->name()),
+                  nullptr, [this, request] { return DoDeleteSession(*request); });
+}
+
+// ---- streams ---------------------------------------------------------------------------------
+
+grpc::Status SimulationService::AdmitStream(std::size_t frame_samples_requested,
+                                            double realtime_factor, std::size_t* frame_samples) {
+  if (state_->draining.load()) return Draining();
+  std::vector<FieldViolation> violations;
+  if (frame_samples_requested > state_->config.max_frame_samples) {
+    violations.push_back({"frame_samples", "frame_samples = " + std::to_string(frame_samples_requested) +
+                                               "; the limit max_frame_samples is " +
+                                               std::to_string(state_->config.max_frame_samples)});
+  }
+  if (!(realtime_factor >= 0.0) || !std::isfinite(realtime_factor)) {
+    violations.push_back({"realtime_factor", "realtime_factor = " + FormatDouble(realtime_factor) +
+                                                 "; must be finite and >= 0"});
+  }
+  if (!violations.empty()) return InvalidArgument("bad stream request", violations);
+  *frame_samples = frame_samples_requested == 0 ? state_->config.default_frame_samples
+                                                : frame_samples_requested;
+  std::lock_guard lock(state_->streams_mutex);
+  if (state_->streams.size() >= state_->config.max_streams) {
+    return Error(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                 "max_streams = " + std::to_string(state_->config.max_streams) +
+                     " concurrent streams reached; retry later");
+  }
+  return grpc::Status::OK;
+}
+
+grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StartStream(
+    std::unique_ptr<RunSource> source, StateStream::Settings settings, RpcLog log) {
+  ServiceState* state = state_;
+  auto* stream = new StateStream(&state->pool, &state->counters, std::move(source), settings,
+                                 std::move(log), [state](StateStream* done) {
+                                   std::lock_guard lock(state->streams_mutex);
+                                   state->streams.erase(done);
+                                 });
+  {
+    std::lock_guard lock(state->streams_mutex);
+    state->streams.insert(stream);
+  }
+  stream->Begin();
+  return stream;
+}
+
+grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
+    grpc::CallbackServerContext* /*context*/, const v1::StreamStatesRequest* request) {
+  RpcLog log(state_->config.log_rpcs, Method("StreamStates"), request->name());
+  StateStream::Settings settings;
+  settings.realtime_factor = request->realtime_factor();
+  grpc::Status status =
+      AdmitStream(request->frame_samples(), request->realtime_factor(), &settings.frame_samples);
+  const std::string id(StripPrefix(request->name(), kSessionPrefix));
+  std::shared_ptr<Session> session = status.ok() ? state_->sessions.Find(id) : nullptr;
+  if (status.ok() && session == nullptr) status = SessionNotFound(id);
+  if (!status.ok()) {
+    log.Finish(status);
+    return new RefusedStream(status);
+  }
+  return StartStream(
+      std::make_unique<SessionRun>(std::move(session), *request, state_->config.max_steps_per_stream),
+      settings, std::move(log));
+}
+
+grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::Simulate(
+    grpc::CallbackServerContext* /*context*/, const v1::SimulateRequest* request) {
+  RpcLog log(state_->config.log_rpcs, Method("Simulate"));
+  StateStream::Settings settings;
+  const grpc::Status status = AdmitStream(request->frame_samples(), 0.0, &settings.frame_samples);
+  if (!status.ok()) {
+    log.Finish(status);
+    return new RefusedStream(status);
+  }
+  return StartStream(std::make_unique<OneShotRun>(&state_->registry, *request,
+                                                  state_->config.max_spec_bytes,
+                                                  state_->config.max_steps_per_stream),
+                     settings, std::move(log));
+}
+
+}  // namespace tether::server

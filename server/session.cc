@@ -1,0 +1,176 @@
+#include "session.h"
+
+#include <algorithm>
+#include <random>
+
+#include "convert.h"
+
+namespace tether::server {
+namespace {
+
+void SetTimestamp(std::chrono::system_clock::time_point time, google::protobuf::Timestamp* out) {
+  const auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+  out->set_seconds(nanos / 1'000'000'000);
+  out->set_nanos(static_cast<std::int32_t>(nanos % 1'000'000'000));
+}
+
+}  // namespace
+
+void ReplayHistory::Append(SampleBlock block) {
+  if (block.t.empty()) return;
+  blocks_.push_back(std::move(block));
+  while (blocks_.size() > max_blocks_) blocks_.pop_front();
+}
+
+std::uint64_t ReplayHistory::begin_index(std::uint64_t end) const {
+  return blocks_.empty() ? end : blocks_.front().first_index;
+}
+
+std::size_t ReplayHistory::Copy(std::uint64_t index, std::size_t count, std::size_t columns,
+                                SampleBlock* out) const {
+  std::size_t copied = 0;
+  for (const SampleBlock& block : blocks_) {
+    while (copied < count && index >= block.first_index && index < block.end_index()) {
+      const std::size_t row = static_cast<std::size_t>(index - block.first_index);
+      out->t.push_back(block.t[row]);
+      out->values.insert(out->values.end(),
+                         block.values.begin() + static_cast<std::ptrdiff_t>(row * columns),
+                         block.values.begin() + static_cast<std::ptrdiff_t>((row + 1) * columns));
+      out->residual_position.push_back(block.residual_position[row]);
+      out->residual_velocity.push_back(block.residual_velocity[row]);
+      ++index;
+      ++copied;
+    }
+  }
+  return copied;
+}
+
+Session::Session(std::string id_in, std::string model_in,
+                 std::unique_ptr<simulate::Simulation> sim, std::size_t replay_blocks)
+    : id(std::move(id_in)),
+      model(std::move(model_in)),
+      simulation(std::move(sim)),
+      history(replay_blocks) {
+  Refresh();
+  delivered_end = next_index;
+}
+
+void Session::Refresh() {
+  t = simulation->time();
+  next_index = simulation->next_sample_index();
+  values = simulation->CurrentValues();
+  statistics = simulation->statistics();
+  options = simulation->options();
+  Touch();
+}
+
+void Session::Touch() {
+  update_time = std::chrono::system_clock::now();
+  last_used = Clock::now();
+}
+
+v1::Session Session::ToProto(std::chrono::seconds ttl) const {
+  v1::Session out;
+  out.set_name(std::string(kSessionPrefix) + id);
+  out.set_model(std::string(kModelPrefix) + model);
+  out.set_state(state);
+  out.set_t(t);
+  // A client resuming by default starts at delivered_end; that is the index it will get.
+  out.set_next_sample_index(streaming ? next_index : std::min(next_index, delivered_end));
+  for (const simulate::Column& c : simulation->columns()) ColumnToProto(c, out.add_columns());
+  for (double v : values) out.add_values(v);
+  for (const auto& [name, value] : simulation->parameters()) (*out.mutable_parameters())[name] = value;
+  OptionsToProto(options, out.mutable_options());
+  InitializationToProto(simulation->initialization(), out.mutable_initialization());
+  StatisticsToProto(statistics, out.mutable_statistics());
+  out.set_last_termination(last_termination);
+  out.set_last_message(last_message);
+  SetTimestamp(create_time, out.mutable_create_time());
+  SetTimestamp(update_time, out.mutable_update_time());
+  SetTimestamp(update_time + ttl, out.mutable_expire_time());
+  return out;
+}
+
+SessionStore::AddResult SessionStore::Add(std::shared_ptr<Session> session) {
+  std::lock_guard lock(mutex_);
+  if (sessions_.count(session->id) != 0) return AddResult::kAlreadyExists;
+  if (sessions_.size() >= max_sessions_) return AddResult::kLimit;
+  sessions_.emplace(session->id, std::move(session));
+  return AddResult::kOk;
+}
+
+std::shared_ptr<Session> SessionStore::Find(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  const auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+bool SessionStore::Remove(const std::string& id, bool* streaming) {
+  std::lock_guard lock(mutex_);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) return false;
+  {
+    std::lock_guard session_lock(it->second->mutex);
+    *streaming = it->second->streaming;
+  }
+  if (!*streaming) sessions_.erase(it);
+  return true;
+}
+
+std::vector<std::shared_ptr<Session>> SessionStore::List(const std::string& after,
+                                                         std::size_t limit) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<Session>> out;
+  for (auto it = sessions_.upper_bound(after); it != sessions_.end() && out.size() < limit; ++it) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::size_t SessionStore::Expire(Session::Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  std::size_t removed = 0;
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    bool idle = false;
+    {
+      std::lock_guard session_lock(it->second->mutex);
+      idle = !it->second->streaming && now - it->second->last_used > ttl_;
+    }
+    if (idle) {
+      it = sessions_.erase(it);
+      ++removed;
+    } else {
+      ++it;
+    }
+  }
+  return removed;
+}
+
+std::size_t SessionStore::size() const {
+  std::lock_guard lock(mutex_);
+  return sessions_.size();
+}
+
+std::string NewSessionId() {
+  static std::mutex mutex;
+  static std::mt19937_64 engine{std::random_device{}()};
+  std::uint64_t bits = 0;
+  {
+    std::lock_guard lock(mutex);
+    bits = engine();
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id = "s-";
+  for (int shift = 60; shift >= 0; shift -= 4) id += kHex[(bits >> shift) & 0xF];
+  return id;
+}
+
+bool IsValidSessionId(const std::string& id) {
+  if (id.empty() || id.size() > 63 || id[0] < 'a' || id[0] > 'z') return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+}  // namespace tether::server

@@ -1,0 +1,128 @@
+// Sessions: a Simulation kept between calls, with the bookkeeping that makes a broken stream
+// resumable (the replay history) and the store that bounds and expires them.
+//
+// Locking: Session::mutex guards every member. The simulation itself is used by at most one
+// party at a time: while `streaming` is true only the stream touches it (without the lock, on a
+// worker); otherwise the service does, holding the lock.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tether/simulate/simulation.h"
+#include "tether/v1/simulation_service.pb.h"
+
+namespace tether::server {
+
+// Samples over all columns, as a Frame without column selection.
+struct SampleBlock {
+  std::uint64_t first_index = 0;
+  std::vector<double> t;
+  std::vector<double> values;  // row-major, t.size() × columns
+  std::vector<double> residual_position;
+  std::vector<double> residual_velocity;
+
+  [[nodiscard]] std::uint64_t end_index() const { return first_index + t.size(); }
+};
+
+// The last few computed blocks of a session, so a stream can start at an index a broken
+// stream computed but the client may not have received.
+class ReplayHistory {
+ public:
+  explicit ReplayHistory(std::size_t max_blocks) : max_blocks_(max_blocks) {}
+  void Append(SampleBlock block);
+  void Clear() { blocks_.clear(); }
+  // Index of the oldest retained sample (== end when empty).
+  [[nodiscard]] std::uint64_t begin_index(std::uint64_t end) const;
+  // Copies samples [index, min(index + count, retained end)) into `out`; returns how many.
+  std::size_t Copy(std::uint64_t index, std::size_t count, std::size_t columns,
+                   SampleBlock* out) const;
+
+ private:
+  std::size_t max_blocks_;
+  std::deque<SampleBlock> blocks_;
+};
+
+struct Session {
+  using Clock = std::chrono::steady_clock;
+
+  Session(std::string id_in, std::string model_in, std::unique_ptr<simulate::Simulation> sim,
+          std::size_t replay_blocks);
+
+  const std::string id;     // without "sessions/"
+  const std::string model;  // model name without "models/"
+  const std::chrono::system_clock::time_point create_time = std::chrono::system_clock::now();
+
+  std::mutex mutex;
+  std::unique_ptr<simulate::Simulation> simulation;
+  bool streaming = false;
+  v1::SessionState state = v1::SESSION_STATE_CREATED;
+  v1::Termination last_termination = v1::TERMINATION_UNSPECIFIED;
+  std::string last_message;
+  ReplayHistory history;
+  // One past the last sample whose write completed; where a stream starts by default.
+  std::uint64_t delivered_end = 0;
+  // Sample index of the last UpdateSession, reported as an event by the next stream.
+  std::optional<std::uint64_t> updated_at;
+  std::chrono::system_clock::time_point update_time = create_time;
+  Clock::time_point last_used = Clock::now();
+
+  // Snapshot read by GetSession while a stream runs (refreshed after every frame).
+  double t = 0.0;
+  std::uint64_t next_index = 0;
+  std::vector<double> values;
+  simulate::Statistics statistics;
+  simulate::Options options;
+  double last_residual_position = 0.0;
+  double last_residual_velocity = 0.0;
+
+  // Marks the session used now (renews expire_time).
+  void Touch();
+  // Copies time, index, values, statistics, options from the simulation (caller: the party
+  // that may touch it). Marks the session used.
+  void Refresh();
+  // The resource (caller holds `mutex`). `ttl` gives expire_time.
+  [[nodiscard]] v1::Session ToProto(std::chrono::seconds ttl) const;
+};
+
+// All sessions of a server, bounded by `max_sessions`, expiring after `ttl` of disuse.
+class SessionStore {
+ public:
+  SessionStore(std::size_t max_sessions, std::chrono::seconds ttl)
+      : max_sessions_(max_sessions), ttl_(ttl) {}
+
+  enum class AddResult { kOk, kAlreadyExists, kLimit };
+  AddResult Add(std::shared_ptr<Session> session);
+  [[nodiscard]] std::shared_ptr<Session> Find(const std::string& id) const;
+  // Removes the session unless it streams; false if unknown. `*streaming` set if it streams.
+  bool Remove(const std::string& id, bool* streaming);
+  // Sessions with id > after, sorted, at most `limit`.
+  [[nodiscard]] std::vector<std::shared_ptr<Session>> List(const std::string& after,
+                                                           std::size_t limit) const;
+  // Deletes sessions idle for longer than ttl (never a streaming one); returns how many.
+  std::size_t Expire(Session::Clock::time_point now);
+  [[nodiscard]] std::size_t size() const;
+  [[nodiscard]] std::size_t max_sessions() const { return max_sessions_; }
+  [[nodiscard]] std::chrono::seconds ttl() const { return ttl_; }
+
+ private:
+  std::size_t max_sessions_;
+  std::chrono::seconds ttl_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<Session>> sessions_;
+};
+
+// "s-" followed by 16 random lowercase hex digits.
+std::string NewSessionId();
+// True iff `id` matches [a-z][a-z0-9-]{0,62}.
+bool IsValidSessionId(const std::string& id);
+
+}  // namespace tether::server

@@ -1,0 +1,236 @@
+#include "session_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "convert.h"
+#include "errors.h"
+
+namespace tether::server {
+namespace {
+
+double WallSeconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+SessionRun::SessionRun(std::shared_ptr<Session> session, v1::StreamStatesRequest request,
+                       std::uint64_t max_steps_per_stream)
+    : session_(std::move(session)),
+      request_(std::move(request)),
+      max_steps_per_stream_(max_steps_per_stream) {}
+
+grpc::Status SessionRun::Begin(const std::atomic<bool>* /*cancel*/, v1::StreamHeader* header) {
+  // Session streams are paused, not abandoned, by a cancellation: the frame being computed is
+  // finished (and kept in the history) rather than cut, so the core's run stays resumable.
+  std::lock_guard lock(session_->mutex);
+  const std::string name = std::string(kSessionPrefix) + session_->id;
+  if (session_->streaming) {
+    return Error(grpc::StatusCode::FAILED_PRECONDITION,
+                 "session '" + name + "' already has an open StreamStates call; "
+                 "one stream per session (cancel the other first)");
+  }
+  simulate::Simulation& sim = *session_->simulation;
+  const std::vector<simulate::Column>& all = sim.columns();
+  columns_ = all.size();
+  if (grpc::Status s = ColumnSelection::Make(all, request_.columns(), &selection_); !s.ok()) {
+    return s;
+  }
+  const std::uint64_t next = sim.next_sample_index();
+  const std::uint64_t begin = session_->history.begin_index(next);
+  const std::uint64_t start =
+      request_.has_start_sample_index() ? request_.start_sample_index()
+                                        : std::min(session_->delivered_end, next);
+  if (start < begin || start > next) {
+    return Error(grpc::StatusCode::FAILED_PRECONDITION,
+                 "start_sample_index = " + std::to_string(start) +
+                     " is outside the replayable range [" + std::to_string(begin) + ", " +
+                     std::to_string(next) + "] of session '" + name + "'");
+  }
+  if (grpc::Status s = ApplyHorizon(header); !s.ok()) return s;
+  replay_next_ = start;
+  replay_end_ = next;
+  first_index_ = start;
+  steps_at_start_ = sim.statistics().steps;
+  session_->streaming = true;
+  session_->state = v1::SESSION_STATE_RUNNING;
+  session_->last_used = Session::Clock::now();
+
+  header->set_session(name);
+  selection_.FillHeader(all, header);
+  header->set_first_sample_index(start);
+  header->set_t_start(t_start_);
+  header->set_t_end(t_end_);
+  header->set_output_interval(sim.options().output_interval);
+  InitializationToProto(sim.initialization(), header->mutable_initialization());
+  return grpc::Status::OK;
+}
+
+grpc::Status SessionRun::ApplyHorizon(v1::StreamHeader* header) {
+  simulate::Simulation& sim = *session_->simulation;
+  const simulate::Options& options = sim.options();
+  const double t_end = request_.indefinite() ? std::numeric_limits<double>::infinity()
+                       : request_.has_t_end() ? request_.t_end()
+                                              : options.t_end;
+  const double interval =
+      request_.has_output_interval() ? request_.output_interval() : options.output_interval;
+  std::vector<FieldViolation> violations;
+  if (std::isnan(t_end) || t_end < sim.time()) {
+    violations.push_back({"t_end", "t_end = " + FormatDouble(t_end) +
+                                       "; must be >= the session's t = " + FormatDouble(sim.time())});
+  }
+  if (!(interval >= 0.0) || !std::isfinite(interval)) {
+    violations.push_back({"output_interval", "output_interval = " + FormatDouble(interval) +
+                                                 "; must be finite and >= 0"});
+  }
+  if (violations.empty() && (t_end != options.t_end || interval != options.output_interval)) {
+    for (const simulate::SetupProblem& p : sim.SetHorizon(t_end, interval)) {
+      violations.push_back({p.path, p.message});
+    }
+    grid_restarted_ = interval != options.output_interval;
+  }
+  if (!violations.empty()) return InvalidArgument("bad stream horizon", violations);
+  t_start_ = sim.time();
+  t_end_ = t_end;
+  header->set_t_end(t_end);
+  return grpc::Status::OK;
+}
+
+simulate::Status SessionRun::Next(std::size_t max_samples, v1::Frame* frame) {
+  if (replay_next_ < replay_end_) {
+    Replay(max_samples, frame);
+    SetProgress(t_start_, t_end_, samples_sent_, WallSeconds(wall_start_), frame);
+    return simulate::Status{simulate::Termination::kRunning, frame->t().empty() ? t_start_ : frame->t(0), {}};
+  }
+  const simulate::Status status = Advance(max_samples, frame);
+  SetProgress(t_start_, t_end_, samples_sent_, WallSeconds(wall_start_), frame);
+  return status;
+}
+
+std::size_t SessionRun::Replay(std::size_t max_samples, v1::Frame* frame) {
+  SampleBlock block;
+  {
+    std::lock_guard lock(session_->mutex);
+    session_->history.Copy(replay_next_, std::min<std::uint64_t>(max_samples, replay_end_ - replay_next_),
+                           columns_, &block);
+  }
+  frame->set_first_sample_index(replay_next_);
+  for (std::size_t i = 0; i < block.t.size(); ++i) {
+    frame->add_t(block.t[i]);
+    selection_.AppendRow(std::span<const double>(block.values).subspan(i * columns_, columns_), frame);
+    frame->add_residual_position(block.residual_position[i]);
+    frame->add_residual_velocity(block.residual_velocity[i]);
+    max_residual_position_ = std::max(max_residual_position_, block.residual_position[i]);
+    max_residual_velocity_ = std::max(max_residual_velocity_, block.residual_velocity[i]);
+  }
+  if (!block.t.empty() && replay_next_ == first_index_) {
+    AddEvent(frame, replay_next_, block.t[0], v1::EVENT_KIND_REPLAYED,
+             "re-sending " + std::to_string(replay_end_ - replay_next_) +
+                 " samples computed for an earlier stream");
+  }
+  // A hole in the history (never expected: Begin checked the range) must not loop forever.
+  replay_next_ = block.t.empty() ? replay_end_ : replay_next_ + block.t.size();
+  samples_sent_ += block.t.size();
+  return block.t.size();
+}
+
+simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) {
+  simulate::Simulation& sim = *session_->simulation;
+  SampleBlock block;
+  block.first_index = sim.next_sample_index();
+  frame->set_first_sample_index(block.first_index);
+  std::optional<std::uint64_t> updated_at;
+  {
+    std::lock_guard lock(session_->mutex);
+    updated_at = session_->updated_at;
+  }
+  const simulate::Status status = sim.Advance(max_samples, [&](const simulate::Sample& s) {
+    block.t.push_back(s.t);
+    block.values.insert(block.values.end(), s.values.begin(), s.values.end());
+    block.residual_position.push_back(s.residual_position);
+    block.residual_velocity.push_back(s.residual_velocity);
+    frame->add_t(s.t);
+    selection_.AppendRow(s.values, frame);
+    frame->add_residual_position(s.residual_position);
+    frame->add_residual_velocity(s.residual_velocity);
+    max_residual_position_ = std::max(max_residual_position_, s.residual_position);
+    max_residual_velocity_ = std::max(max_residual_velocity_, s.residual_velocity);
+    if (s.index == first_index_ && s.index > 0) {
+      AddEvent(frame, s.index, s.t, v1::EVENT_KIND_RESUMED, "continuing the session");
+    }
+    if (grid_restarted_ && s.index == first_index_) {
+      AddEvent(frame, s.index, s.t, v1::EVENT_KIND_GRID_RESTARTED, "output grid restarted");
+    }
+    if (updated_at && s.index == *updated_at) {
+      AddEvent(frame, s.index, s.t, v1::EVENT_KIND_UPDATED, "session updated before this sample");
+    }
+  });
+  samples_sent_ += block.t.size();
+  std::lock_guard lock(session_->mutex);
+  if (!block.t.empty()) {
+    session_->last_residual_position = block.residual_position.back();
+    session_->last_residual_velocity = block.residual_velocity.back();
+    if (updated_at && *updated_at < block.end_index()) session_->updated_at.reset();
+  }
+  session_->history.Append(std::move(block));
+  session_->Refresh();
+  if (status.ended()) return status;
+  if (sim.statistics().steps - steps_at_start_ >= max_steps_per_stream_) {
+    limit_reached_ = true;
+    return simulate::Status{simulate::Termination::kCancelled, sim.time(),
+                            "max_steps_per_stream = " + std::to_string(max_steps_per_stream_) +
+                                " reached at t = " + FormatDouble(sim.time()) +
+                                "; the session is paused, call StreamStates again to continue"};
+  }
+  return status;
+}
+
+void SessionRun::AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKind kind,
+                          std::string message) {
+  v1::Event* event = frame->add_events();
+  event->set_sample_index(index);
+  event->set_t(t);
+  event->set_kind(kind);
+  event->set_message(std::move(message));
+}
+
+void SessionRun::Delivered(const v1::Frame& frame) {
+  std::lock_guard lock(session_->mutex);
+  const std::uint64_t end = frame.first_sample_index() + static_cast<std::uint64_t>(frame.t_size());
+  session_->delivered_end = std::max(session_->delivered_end, end);
+}
+
+grpc::Status SessionRun::Summarize(const simulate::Status& end, v1::StreamSummary* summary) {
+  std::lock_guard lock(session_->mutex);
+  summary->set_termination(TerminationToProto(end.reason));
+  summary->set_message(end.message);
+  summary->set_t(session_->t);
+  summary->set_next_sample_index(session_->next_index);
+  StatisticsToProto(session_->statistics, summary->mutable_statistics());
+  summary->set_max_residual_position(max_residual_position_);
+  summary->set_max_residual_velocity(max_residual_velocity_);
+  summary->set_samples_sent(samples_sent_);
+  if (limit_reached_) return Error(grpc::StatusCode::RESOURCE_EXHAUSTED, end.message);
+  return TerminationStatus(end, session_->last_residual_position, session_->last_residual_velocity);
+}
+
+void SessionRun::End(const simulate::Status& end) {
+  std::lock_guard lock(session_->mutex);
+  session_->streaming = false;
+  session_->last_used = Session::Clock::now();
+  const simulate::Status& run = session_->simulation->status();
+  const simulate::Status& reason = run.ended() ? run : end;
+  session_->last_termination = TerminationToProto(reason.reason);
+  session_->last_message = reason.message;
+  if (run.failed() && run.reason != simulate::Termination::kStepLimit) {
+    session_->state = v1::SESSION_STATE_FAILED;
+  } else if (run.reason == simulate::Termination::kReachedEnd) {
+    session_->state = v1::SESSION_STATE_FINISHED;
+  } else {
+    session_->state = v1::SESSION_STATE_PAUSED;
+  }
+}
+
+}  // namespace tether::server

@@ -1,0 +1,158 @@
+#include "state_stream.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "errors.h"
+
+namespace tether::server {
+namespace {
+
+// A paced frame waits in slices of at most this long, so that a cancellation during the wait
+// is seen within it.
+constexpr std::chrono::milliseconds kPacingSlice{50};
+
+}  // namespace
+
+StateStream::StateStream(WorkerPool* pool, StreamCounters* counters,
+                         std::unique_ptr<RunSource> source, Settings settings, RpcLog log,
+                         std::function<void(StateStream*)> on_done)
+    : pool_(pool),
+      counters_(counters),
+      source_(std::move(source)),
+      settings_(settings),
+      log_(std::move(log)),
+      on_done_(std::move(on_done)) {}
+
+void StateStream::Begin() {
+  wall_start_ = std::chrono::steady_clock::now();
+  pool_->Post([this] { Compute(); });
+}
+
+bool StateStream::StopRequested() {
+  if (cancelled_.load()) {
+    simulate::Status end{simulate::Termination::kCancelled, 0.0, "cancelled by the client"};
+    End(end, Error(grpc::StatusCode::CANCELLED, "stream cancelled by the client"));
+    return true;
+  }
+  if (aborted_.load()) {
+    simulate::Status end{simulate::Termination::kCancelled, 0.0, "server shutting down"};
+    End(end, Error(grpc::StatusCode::UNAVAILABLE,
+                   "server shutting down; resume the session's stream on a live server"));
+    return true;
+  }
+  return false;
+}
+
+void StateStream::Compute() {
+  if (StopRequested()) return;
+  if (phase_ == Phase::kHeader) {
+    const grpc::Status status = source_->Begin(&cancelled_, chunk_.mutable_header());
+    if (!status.ok()) {
+      phase_ = Phase::kFinished;
+      log_.Finish(status);
+      Finish(status);
+      return;
+    }
+    begun_ = true;
+    t_start_ = chunk_.header().t_start();
+    phase_ = Phase::kFrames;
+    // The first write goes without buffer_hint (grpc issues 34231, 12975); no write uses one.
+    StartWrite(&chunk_);
+    return;
+  }
+  chunk_.Clear();
+  v1::Frame* frame = chunk_.mutable_frame();
+  const simulate::Status status = source_->Next(settings_.frame_samples, frame);
+  if (status.ended()) {
+    ended_ = true;
+    end_ = status;
+  }
+  if (frame->t().empty()) {
+    if (ended_) {
+      WriteSummary();
+    } else {
+      pool_->Post([this] { Compute(); });
+    }
+    return;
+  }
+  ++counters_->frames_buffered;
+  ++frames_held_;
+  std::size_t mark = counters_->max_frames_buffered.load();
+  while (frames_held_ > mark &&
+         !counters_->max_frames_buffered.compare_exchange_weak(mark, frames_held_)) {
+  }
+  frame_in_flight_ = true;
+  WriteFrameWhenDue();
+}
+
+void StateStream::WriteFrameWhenDue() {
+  if (settings_.realtime_factor > 0.0) {
+    const double t_last = chunk_.frame().t(chunk_.frame().t_size() - 1);
+    const auto due = wall_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double>((t_last - t_start_) /
+                                                                     settings_.realtime_factor));
+    const auto now = std::chrono::steady_clock::now();
+    if (due > now) {
+      if (cancelled_.load() || aborted_.load()) {
+        ReleaseFrame();
+        StopRequested();
+        return;
+      }
+      pool_->PostAt(std::min(due, now + kPacingSlice), [this] { WriteFrameWhenDue(); });
+      return;
+    }
+  }
+  StartWrite(&chunk_);
+}
+
+void StateStream::ReleaseFrame() {
+  --counters_->frames_buffered;
+  --frames_held_;
+  frame_in_flight_ = false;
+}
+
+void StateStream::WriteSummary() {
+  chunk_.Clear();
+  final_status_ = source_->Summarize(end_, chunk_.mutable_summary());
+  phase_ = Phase::kSummary;
+  StartWrite(&chunk_);
+}
+
+void StateStream::OnWriteDone(bool ok) {
+  if (frame_in_flight_) {
+    ReleaseFrame();
+    if (ok) source_->Delivered(chunk_.frame());
+  }
+  if (!ok) {
+    // The client is gone (cancelled, deadline, disconnect) or the server is shutting down.
+    simulate::Status end{simulate::Termination::kCancelled, 0.0, "write failed"};
+    End(end, Error(grpc::StatusCode::CANCELLED, "the client went away"));
+    return;
+  }
+  if (phase_ == Phase::kSummary) {
+    End(end_, final_status_);
+    return;
+  }
+  if (ended_) {
+    WriteSummary();
+    return;
+  }
+  pool_->Post([this] { Compute(); });
+}
+
+void StateStream::End(const simulate::Status& end, const grpc::Status& status) {
+  if (phase_ == Phase::kFinished) return;
+  phase_ = Phase::kFinished;
+  if (begun_) source_->End(end);
+  log_.Finish(status);
+  Finish(status);
+}
+
+void StateStream::OnDone() {
+  source_.reset();
+  if (on_done_) on_done_(this);
+  delete this;
+}
+
+}  // namespace tether::server

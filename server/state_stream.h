@@ -1,0 +1,84 @@
+// The server-streaming reactor of StreamStates and Simulate.
+//
+// Flow control: exactly one unit of work exists per stream at any time — either a task on the
+// worker pool (computing the next frame, or waiting for its real-time due time) or one write
+// in flight. OnWriteDone hands the next frame's computation back to the pool, so a reader that
+// does not read stalls only its own stream, and the server holds at most one frame for it.
+// OnCancel only raises a flag; the holder of the unit of work sees it within one frame (within
+// one step for a one-shot run, whose source polls the flag) and finishes the call.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include <grpcpp/support/server_callback.h>
+
+#include "rpc_log.h"
+#include "run_source.h"
+#include "worker_pool.h"
+
+namespace tether::server {
+
+// Server-wide counters a stream reports to.
+struct StreamCounters {
+  std::atomic<std::size_t> frames_buffered{0};    // computed, not yet written (all streams)
+  std::atomic<std::size_t> max_frames_buffered{0};  // high-water mark of one stream
+};
+
+class StateStream final : public grpc::ServerWriteReactor<v1::StateChunk> {
+ public:
+  struct Settings {
+    std::size_t frame_samples = 256;  // samples per frame, ≥ 1
+    double realtime_factor = 0.0;     // simulated s per wall-clock s; 0 = unpaced
+  };
+
+  // `on_done` runs once when the call is over, just before the reactor deletes itself.
+  StateStream(WorkerPool* pool, StreamCounters* counters, std::unique_ptr<RunSource> source,
+              Settings settings, RpcLog log, std::function<void(StateStream*)> on_done);
+
+  // Schedules the first frame. Call once, right after construction.
+  void Begin();
+  // Server shutdown: the stream ends at the next frame boundary with UNAVAILABLE.
+  void Abort() { aborted_.store(true); }
+
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override { cancelled_.store(true); }
+  void OnDone() override;
+
+ private:
+  enum class Phase { kHeader, kFrames, kSummary, kFinished };
+
+  void Compute();  // on the pool
+  void WriteFrameWhenDue();
+  void WriteSummary();
+  void ReleaseFrame();  // the frame's write completed or was abandoned
+  // Ends the call: releases the source, then Finish(status).
+  void End(const simulate::Status& end, const grpc::Status& status);
+  // True if cancelled or aborted; then the call has been ended.
+  bool StopRequested();
+
+  WorkerPool* pool_;
+  StreamCounters* counters_;
+  std::unique_ptr<RunSource> source_;
+  Settings settings_;
+  RpcLog log_;
+  std::function<void(StateStream*)> on_done_;
+
+  std::atomic<bool> cancelled_{false};
+  std::atomic<bool> aborted_{false};
+  Phase phase_ = Phase::kHeader;
+  bool begun_ = false;          // source_->Begin succeeded (End must be called)
+  bool frame_in_flight_ = false;
+  std::size_t frames_held_ = 0;  // computed and not yet written: 0 or 1
+  simulate::Status end_;        // set when the source reported its end
+  bool ended_ = false;
+  grpc::Status final_status_;
+  v1::StateChunk chunk_;        // the one message being written
+  double t_start_ = 0.0;        // simulated time at the stream's start, for pacing
+  std::chrono::steady_clock::time_point wall_start_;
+};
+
+}  // namespace tether::server
