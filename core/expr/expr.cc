@@ -157,7 +157,7 @@ Expr Context::Sub(Expr a, Expr b) {
   if (a == b) return Constant(0.0);
   if (m.IsConst(b, 0.0)) return a;
   if (m.IsConst(a, 0.0)) return Neg(b);
-  if (m.OpOf(b) == Op::kNeg) return Add(a, m.Arg(b, 0));  // a − (−c) → a + c
+  if (m.OpOf(b) == Op::kNeg) return Add(a, m.Arg(b, 0));   // a − (−c) → a + c
   if (m.IsConst(b)) return Add(Constant(-m.Value(b)), a);  // x − c → (−c) + x
   return m.Make(Op::kSub, a, b);
 }

@@ -6,12 +6,12 @@ namespace tether::expr::internal {
 namespace {
 
 constexpr std::array<FunctionInfo, 19> kFunctions = {{
-    {"sin", Op::kSin, 1},     {"cos", Op::kCos, 1},       {"tan", Op::kTan, 1},
-    {"asin", Op::kAsin, 1},   {"acos", Op::kAcos, 1},     {"atan", Op::kAtan, 1},
-    {"atan2", Op::kAtan2, 2}, {"sinh", Op::kSinh, 1},     {"cosh", Op::kCosh, 1},
-    {"tanh", Op::kTanh, 1},   {"exp", Op::kExp, 1},       {"log", Op::kLog, 1},
-    {"sqrt", Op::kSqrt, 1},   {"abs", Op::kAbs, 1},       {"sign", Op::kSign, 1},
-    {"min", Op::kMin, 2},     {"max", Op::kMax, 2},       {"pow", Op::kPow, 2},
+    {"sin", Op::kSin, 1},       {"cos", Op::kCos, 1},   {"tan", Op::kTan, 1},
+    {"asin", Op::kAsin, 1},     {"acos", Op::kAcos, 1}, {"atan", Op::kAtan, 1},
+    {"atan2", Op::kAtan2, 2},   {"sinh", Op::kSinh, 1}, {"cosh", Op::kCosh, 1},
+    {"tanh", Op::kTanh, 1},     {"exp", Op::kExp, 1},   {"log", Op::kLog, 1},
+    {"sqrt", Op::kSqrt, 1},     {"abs", Op::kAbs, 1},   {"sign", Op::kSign, 1},
+    {"min", Op::kMin, 2},       {"max", Op::kMax, 2},   {"pow", Op::kPow, 2},
     {"select", Op::kSelect, 3},
 }};
 

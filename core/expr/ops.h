@@ -60,7 +60,9 @@ inline double ApplyBinary(Op op, double a, double b) {
 // Select(c, p, q) = c > 0 ? p : q.
 inline double ApplySelect(double c, double p, double q) { return c > 0.0 ? p : q; }
 
-inline bool IsUnary(Op op) { return op == Op::kNeg || (op >= Op::kSin && op <= Op::kSign && op != Op::kAtan2); }
+inline bool IsUnary(Op op) {
+  return op == Op::kNeg || (op >= Op::kSin && op <= Op::kSign && op != Op::kAtan2);
+}
 inline bool IsBinary(Op op) {
   return (op >= Op::kAdd && op <= Op::kPow) || op == Op::kAtan2 || op == Op::kMin || op == Op::kMax;
 }

@@ -19,7 +19,9 @@ namespace tether::expr {
 namespace {
 
 bool IsDigit(char ch) { return ch >= '0' && ch <= '9'; }
-bool IsNameStart(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'; }
+bool IsNameStart(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+}
 bool IsNameChar(char ch) { return IsNameStart(ch) || IsDigit(ch); }
 
 // A literal out of double range whose magnitude is below it: a negative exponent, or no
@@ -144,9 +146,10 @@ class Parser {
       return true;
     }
     const bool printable = ch >= 0x20 && ch < 0x7f;
-    Fail(token_.column, printable ? "unexpected character '" + std::string(1, ch) + "'"
-                                  : "unexpected byte " + std::to_string(static_cast<unsigned char>(ch)) +
-                                        " (only ASCII is allowed)");
+    Fail(token_.column, printable
+                            ? "unexpected character '" + std::string(1, ch) + "'"
+                            : "unexpected byte " + std::to_string(static_cast<unsigned char>(ch)) +
+                                  " (only ASCII is allowed)");
     return false;
   }
 
@@ -177,8 +180,8 @@ class Parser {
     }
     token_.kind = TokenKind::kNumber;
     token_.text = text_.substr(start, pos_ - start);
-    const auto [end, ec] = std::from_chars(token_.text.data(), token_.text.data() + token_.text.size(),
-                                           token_.number);
+    const auto [end, ec] =
+        std::from_chars(token_.text.data(), token_.text.data() + token_.text.size(), token_.number);
     if (ec == std::errc::result_out_of_range && IsUnderflow(token_.text)) {
       // A tiny literal is a fine value (zero or subnormal); strtod gives it exactly.
       token_.number = std::strtod(std::string(token_.text).c_str(), nullptr);
@@ -195,15 +198,13 @@ class Parser {
     return true;
   }
 
-  bool IsSymbol(char ch) const {
-    return token_.kind == TokenKind::kSymbol && token_.text[0] == ch;
-  }
+  bool IsSymbol(char ch) const { return token_.kind == TokenKind::kSymbol && token_.text[0] == ch; }
 
   // Enters one level of nesting; false (with an error) beyond the limit.
   bool Enter() {
     if (++depth_ > limits_.max_depth) {
-      Fail(token_.column, "expression nested deeper than " + std::to_string(limits_.max_depth) +
-                              " levels");
+      Fail(token_.column,
+           "expression nested deeper than " + std::to_string(limits_.max_depth) + " levels");
       return false;
     }
     return true;
@@ -305,7 +306,8 @@ class Parser {
     if (function == nullptr) {
       const std::string_view hint = ClosestFunction(name.text);
       return Fail(name.column, "unknown function '" + std::string(name.text) + "'" +
-                                   (hint.empty() ? std::string() : " (did you mean '" + std::string(hint) + "'?)"));
+                                   (hint.empty() ? std::string()
+                                                 : " (did you mean '" + std::string(hint) + "'?)"));
     }
     return ParseCall(name, *function);
   }
@@ -364,8 +366,9 @@ class Parser {
 
 bool ParseLimits::IsValid(std::string* why) const {
   std::string problem;
-  if (max_length < 1) {
-    problem = "ParseLimits::max_length = 0; must be >= 1";
+  if (max_length < 1 || max_length > kMaxLengthLimit) {
+    problem = "ParseLimits::max_length = " + std::to_string(max_length) + "; must be in [1, " +
+              std::to_string(kMaxLengthLimit) + "]";
   } else if (max_depth < 1 || max_depth > kMaxDepthLimit) {
     problem = "ParseLimits::max_depth = " + std::to_string(max_depth) + "; must be in [1, " +
               std::to_string(kMaxDepthLimit) + "]";

@@ -38,9 +38,9 @@ std::string FormatNumber(double value) {
   if (std::isinf(value)) return value > 0 ? "(1/0)" : "(-1/0)";
   // max_digits10 significant digits read back to the same double.
   std::array<char, 64> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value,
-                                    std::chars_format::general,
-                                    std::numeric_limits<double>::max_digits10);
+  const auto result =
+      std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general,
+                    std::numeric_limits<double>::max_digits10);
   std::string text(buffer.data(), result.ptr);
   if (value < 0) return "(" + text + ")";
   return text;
@@ -79,12 +79,22 @@ std::string Context::ToString(Expr e) const {
     switch (kind) {
       case Op::kConstant: out += FormatNumber(constant_value(node)); break;
       case Op::kSymbol: out += symbol_name(node); break;
-      case Op::kAdd: push_all({{nullptr, args[0], kSum}, {" + ", {}, kSum}, {nullptr, args[1], kProduct}}); break;
-      case Op::kSub: push_all({{nullptr, args[0], kSum}, {" - ", {}, kSum}, {nullptr, args[1], kProduct}}); break;
-      case Op::kMul: push_all({{nullptr, args[0], kProduct}, {"*", {}, kSum}, {nullptr, args[1], kPower}}); break;
-      case Op::kDiv: push_all({{nullptr, args[0], kProduct}, {"/", {}, kSum}, {nullptr, args[1], kPower}}); break;
+      case Op::kAdd:
+        push_all({{nullptr, args[0], kSum}, {" + ", {}, kSum}, {nullptr, args[1], kProduct}});
+        break;
+      case Op::kSub:
+        push_all({{nullptr, args[0], kSum}, {" - ", {}, kSum}, {nullptr, args[1], kProduct}});
+        break;
+      case Op::kMul:
+        push_all({{nullptr, args[0], kProduct}, {"*", {}, kSum}, {nullptr, args[1], kPower}});
+        break;
+      case Op::kDiv:
+        push_all({{nullptr, args[0], kProduct}, {"/", {}, kSum}, {nullptr, args[1], kPower}});
+        break;
       case Op::kNeg: push_all({{"-", {}, kSum}, {nullptr, args[0], kPower}}); break;
-      case Op::kPow: push_all({{nullptr, args[0], kAtom}, {"^", {}, kSum}, {nullptr, args[1], kAtom}}); break;
+      case Op::kPow:
+        push_all({{nullptr, args[0], kAtom}, {"^", {}, kSum}, {nullptr, args[1], kAtom}});
+        break;
       default: {
         out += internal::FunctionName(kind);
         out += '(';

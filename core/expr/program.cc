@@ -14,7 +14,11 @@ namespace tether::expr {
 
 // Instruction codes: the operations of `Op` plus cheaper forms of common powers.
 enum class Program::Code : std::uint8_t {
-  kAdd, kSub, kMul, kDiv, kNeg,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kNeg,
   kSquare,     // a²  = a·a
   kCube,       // a³  = a·a·a
   kPowInt,     // aⁿ by repeated squaring, n = int32 in `c`
@@ -22,8 +26,23 @@ enum class Program::Code : std::uint8_t {
   kSqrt,       // a^½ (and sqrt)
   kRecipSqrt,  // a^−½ = 1/√a
   kPow,
-  kSin, kCos, kTan, kAsin, kAcos, kAtan, kAtan2, kSinh, kCosh, kTanh, kExp, kLog,
-  kAbs, kSign, kMin, kMax, kSelect,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kAtan2,
+  kSinh,
+  kCosh,
+  kTanh,
+  kExp,
+  kLog,
+  kAbs,
+  kSign,
+  kMin,
+  kMax,
+  kSelect,
   kMulAdd,  // a·b + c
   kMulSub,  // a·b − c
   kSubMul,  // c − a·b
@@ -135,7 +154,8 @@ namespace internal {
 // read a register, then allocate temporaries by liveness.
 class ProgramCompiler {
  public:
-  ProgramCompiler(const Context& context, std::span<const Expr> outputs, std::span<const Expr> inputs)
+  ProgramCompiler(const Context& context, std::span<const Expr> outputs,
+                  std::span<const Expr> inputs)
       : context_(context), outputs_(outputs), inputs_(inputs) {}
 
   // The lowered instructions (fused ones removed) and the node each computes.
@@ -182,14 +202,16 @@ class ProgramCompiler {
     program.num_inputs_ = inputs_.size();
     program.registers_.assign(inputs_.size(), 0.0);
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
-      if (context_.op(inputs_[i]) != Op::kSymbol) Fatal("Compile: input " + std::to_string(i) + " is not a symbol");
+      if (context_.op(inputs_[i]) != Op::kSymbol)
+        Fatal("Compile: input " + std::to_string(i) + " is not a symbol");
       register_of_.try_emplace(inputs_[i].id, static_cast<std::uint32_t>(i));
     }
     std::vector<std::size_t> emitted;  // indices into lowered_ of the instructions kept
     for (std::size_t i = 0; i < lowered_.size(); ++i) {
       if (lowered_[i].fused) continue;
       emitted.push_back(i);
-      for (std::size_t k = 0; k < lowered_[i].code.num_args; ++k) LeafRegister(lowered_[i].code.args[k], &program);
+      for (std::size_t k = 0; k < lowered_[i].code.num_args; ++k)
+        LeafRegister(lowered_[i].code.args[k], &program);
     }
     for (Expr e : outputs_) LeafRegister(e, &program);
     Allocate(emitted, &program);
@@ -201,7 +223,7 @@ class ProgramCompiler {
   struct Lowering {
     Lowered code;
     Expr node;
-    int uses = 0;       // instructions and outputs reading the node
+    int uses = 0;        // instructions and outputs reading the node
     bool fused = false;  // computed inside its only consumer instead
   };
 
@@ -224,7 +246,8 @@ class ProgramCompiler {
     const Op op = context_.op(e);
     if (op != Op::kSymbol && op != Op::kConstant) return;
     if (register_of_.contains(e.id)) return;
-    if (op == Op::kSymbol) Fatal("Compile: symbol '" + context_.symbol_name(e) + "' is not among the inputs");
+    if (op == Op::kSymbol)
+      Fatal("Compile: symbol '" + context_.symbol_name(e) + "' is not among the inputs");
     register_of_.emplace(e.id, static_cast<std::uint32_t>(program->registers_.size()));
     program->registers_.push_back(context_.constant_value(e));
   }
@@ -251,7 +274,8 @@ class ProgramCompiler {
       for (std::size_t k = 0; k < l.code.num_args; ++k) reg[k] = RegisterOf(l.code.args[k]);
       for (std::size_t k = 0; k < l.code.num_args; ++k) {
         const Expr arg = l.code.args[k];
-        const bool repeated = (k >= 1 && arg == l.code.args[0]) || (k == 2 && arg == l.code.args[1]);
+        const bool repeated =
+            (k >= 1 && arg == l.code.args[0]) || (k == 2 && arg == l.code.args[1]);
         if (!repeated && index_of_.contains(arg.id) && last_use.at(arg.id) == i) {
           free_registers.push_back(reg[k]);
         }
@@ -264,7 +288,8 @@ class ProgramCompiler {
         free_registers.pop_back();
       }
       register_of_.emplace(l.node.id, dst);
-      const std::uint32_t c = l.code.code == Code::kPowInt ? static_cast<std::uint32_t>(l.code.immediate) : reg[2];
+      const std::uint32_t c =
+          l.code.code == Code::kPowInt ? static_cast<std::uint32_t>(l.code.immediate) : reg[2];
       program->code_.push_back({l.code.code, dst, reg[0], reg[1], c});
     }
     program->registers_.resize(first_temporary + num_temporaries, 0.0);
@@ -274,7 +299,7 @@ class ProgramCompiler {
   std::span<const Expr> outputs_;
   std::span<const Expr> inputs_;
   std::vector<Lowering> lowered_;
-  std::unordered_map<std::uint32_t, std::size_t> index_of_;     // node id → lowered_ index
+  std::unordered_map<std::uint32_t, std::size_t> index_of_;       // node id → lowered_ index
   std::unordered_map<std::uint32_t, std::uint32_t> register_of_;  // node id → register
 };
 
@@ -343,10 +368,10 @@ void Program::Evaluate(std::span<const double> in, std::span<double> out) {
 
 std::string Program::Disassemble() const {
   static constexpr std::array<const char*, 33> kNames = {
-      "add", "sub", "mul", "div", "neg", "square", "cube", "powi", "recip", "sqrt",
-      "rsqrt", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
-      "cosh", "tanh", "exp", "log", "abs", "sign", "min", "max", "select",
-      "muladd", "mulsub", "submul", "negmul"};
+      "add",   "sub",    "mul",    "div",    "neg",    "square", "cube", "powi", "recip",
+      "sqrt",  "rsqrt",  "pow",    "sin",    "cos",    "tan",    "asin", "acos", "atan",
+      "atan2", "sinh",   "cosh",   "tanh",   "exp",    "log",    "abs",  "sign", "min",
+      "max",   "select", "muladd", "mulsub", "submul", "negmul"};
   std::string text = "; " + std::to_string(num_inputs_) + " inputs r0..r" +
                      std::to_string(num_inputs_ == 0 ? 0 : num_inputs_ - 1) + ", " +
                      std::to_string(registers_.size()) + " registers, " +
@@ -364,13 +389,21 @@ std::string Program::Disassemble() const {
     text += "r" + std::to_string(ins.dst) + " = " + kNames[code] + " r" + std::to_string(ins.a);
     switch (ins.code) {
       case Code::kPowInt: text += ", " + std::to_string(static_cast<std::int32_t>(ins.c)); break;
-      case Code::kSelect: case Code::kMulAdd: case Code::kMulSub: case Code::kSubMul:
+      case Code::kSelect:
+      case Code::kMulAdd:
+      case Code::kMulSub:
+      case Code::kSubMul:
         text += ", r" + std::to_string(ins.b) + ", r" + std::to_string(ins.c);
         break;
-      case Code::kAdd: case Code::kSub: case Code::kMul: case Code::kDiv: case Code::kPow:
-      case Code::kAtan2: case Code::kMin: case Code::kMax: case Code::kNegMul:
-        text += ", r" + std::to_string(ins.b);
-        break;
+      case Code::kAdd:
+      case Code::kSub:
+      case Code::kMul:
+      case Code::kDiv:
+      case Code::kPow:
+      case Code::kAtan2:
+      case Code::kMin:
+      case Code::kMax:
+      case Code::kNegMul: text += ", r" + std::to_string(ins.b); break;
       default: break;
     }
     text += '\n';

@@ -49,15 +49,41 @@ struct Simplification {
 
 // Each rule of the file comment of expr.h, and the extra ones listed there.
 const Simplification kSimplifications[] = {
-    {"0*x", "0"},          {"x*0", "0"},          {"1*x", "x"},         {"x*1", "x"},
-    {"x+0", "x"},          {"0+x", "x"},          {"x-0", "x"},         {"x-x", "0"},
-    {"0-x", "-x"},         {"-1*x", "-x"},        {"x/1", "x"},         {"0/x", "0"},
-    {"x/x", "1"},          {"x^0", "1"},          {"x^1", "x"},         {"1^x", "1"},
-    {"-(-x)", "x"},        {"2+3", "5"},          {"2*3^2", "18"},      {"sin(0)", "0"},
-    {"x+x", "2*x"},        {"x+(-y)", "x-y"},     {"x-(-y)", "x+y"},    {"-(x-y)", "y-x"},
-    {"2*(3*x)", "6*x"},    {"1+(2+x)", "3+x"},    {"x*(1/y)", "x/y"},   {"(-x)*(-y)", "x*y"},
-    {"abs(-x)", "abs(x)"}, {"abs(abs(x))", "abs(x)"}, {"min(x, x)", "x"}, {"max(x, x)", "x"},
-    {"select(1, x, y)", "x"}, {"select(-1, x, y)", "y"}, {"select(z, x, x)", "x"},
+    {"0*x", "0"},
+    {"x*0", "0"},
+    {"1*x", "x"},
+    {"x*1", "x"},
+    {"x+0", "x"},
+    {"0+x", "x"},
+    {"x-0", "x"},
+    {"x-x", "0"},
+    {"0-x", "-x"},
+    {"-1*x", "-x"},
+    {"x/1", "x"},
+    {"0/x", "0"},
+    {"x/x", "1"},
+    {"x^0", "1"},
+    {"x^1", "x"},
+    {"1^x", "1"},
+    {"-(-x)", "x"},
+    {"2+3", "5"},
+    {"2*3^2", "18"},
+    {"sin(0)", "0"},
+    {"x+x", "2*x"},
+    {"x+(-y)", "x-y"},
+    {"x-(-y)", "x+y"},
+    {"-(x-y)", "y-x"},
+    {"2*(3*x)", "6*x"},
+    {"1+(2+x)", "3+x"},
+    {"x*(1/y)", "x/y"},
+    {"(-x)*(-y)", "x*y"},
+    {"abs(-x)", "abs(x)"},
+    {"abs(abs(x))", "abs(x)"},
+    {"min(x, x)", "x"},
+    {"max(x, x)", "x"},
+    {"select(1, x, y)", "x"},
+    {"select(-1, x, y)", "y"},
+    {"select(z, x, x)", "x"},
     {"(x*y - y*x)*z + w", "w"},
 };
 
@@ -96,9 +122,8 @@ TEST(ContextTest, SimplificationKeepsValues) {
     for (int trial = 0; trial < 5; ++trial) {
       const std::vector<double> x = {coordinate(rng), coordinate(rng), coordinate(rng)};
       const testing::Bounded direct = testing::EvaluateTree(*tree, x);
-      const double simplified = c.Evaluate(e, [&](Expr s) {
-        return x[static_cast<std::size_t>(c.symbol_name(s)[0] - 'x')];
-      });
+      const double simplified = c.Evaluate(
+          e, [&](Expr s) { return x[static_cast<std::size_t>(c.symbol_name(s)[0] - 'x')]; });
       EXPECT_LE(std::fabs(simplified - direct.value), 2 * direct.error)
           << "seed " << seed << ": " << c.ToString(e);
     }

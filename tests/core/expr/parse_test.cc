@@ -14,8 +14,8 @@ namespace {
 using ::testing::HasSubstr;
 
 // Values of the symbols the good inputs use.
-const std::map<std::string, double> kValues = {
-    {"x", 3.0}, {"y", -0.5}, {"a", 10.0}, {"b", 3.0}, {"c", 2.0}, {"x_1", 1.25}, {"Y2", 4.0}};
+const std::map<std::string, double> kValues = {{"x", 3.0}, {"y", -0.5},   {"a", 10.0}, {"b", 3.0},
+                                               {"c", 2.0}, {"x_1", 1.25}, {"Y2", 4.0}};
 
 double EvaluateText(Context& c, const std::string& text) {
   const ParseResult r = Parse(c, text);
@@ -39,13 +39,13 @@ const GoodCase kGood[] = {
     {"2.5E+2", 250.0},
     {"1e-400", 0.0},  // below the smallest subnormal: rounds to zero
     {"x", 3.0},
-    {"-x^2", -9.0},       // ^ binds tighter than unary minus
+    {"-x^2", -9.0},  // ^ binds tighter than unary minus
     {"-2^2", -4.0},
     {"(-2)^2", 4.0},
-    {"2^3^2", 512.0},     // right-associative: 2^(3^2)
+    {"2^3^2", 512.0},  // right-associative: 2^(3^2)
     {"(2^3)^2", 64.0},
-    {"2^-1", 0.5},        // the exponent is a unary expression
-    {"a-b-c", 5.0},       // left-associative: (a-b)-c
+    {"2^-1", 0.5},   // the exponent is a unary expression
+    {"a-b-c", 5.0},  // left-associative: (a-b)-c
     {"a/b/c", 10.0 / 3.0 / 2.0},
     {"a-b*c", 4.0},
     {"(a-b)*c", 14.0},
@@ -240,7 +240,7 @@ TEST(ParseLimitsTest, InvalidLimitsAreReported) {
   limits = ParseLimits{};
   limits.max_length = 0;
   EXPECT_FALSE(limits.IsValid(&why));
-  EXPECT_EQ(why, "ParseLimits::max_length = 0; must be >= 1");
+  EXPECT_EQ(why, "ParseLimits::max_length = 0; must be in [1, 1073741824]");
 }
 
 }  // namespace

@@ -51,8 +51,8 @@ TEST(ToStringTest, RoundTripsEveryFunctionAndItsDerivatives) {
   for (const char* text :
        {"sin(x)*cos(y) - tan(x)/asin(y)", "acos(x)^atan(y)", "atan2(x, -y) + sinh(x)*cosh(y)",
         "tanh(x) - exp(-x)*log(y)", "sqrt(abs(x)) + sign(y)", "min(x, y)^max(x, 2)",
-        "select(x - y, x^2, -y)", "pow(x, y)^-2.5", "-(x + y)*1e-300", "2^-x^2",
-        "x - -y", "-x*y/(-z)"}) {
+        "select(x - y, x^2, -y)", "pow(x, y)^-2.5", "-(x + y)*1e-300", "2^-x^2", "x - -y",
+        "-x*y/(-z)"}) {
     const Expr e = P(c, text);
     for (Expr variant : {e, c.Diff(e, x)}) {
       const std::string printed = c.ToString(variant);

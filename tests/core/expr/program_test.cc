@@ -59,8 +59,18 @@ struct Pendulum {
     const Expr phi_x = c.Diff(phi, x), phi_y = c.Diff(phi, y);
     const Expr h = c.Add(c.Mul(phi_x, vx), c.Mul(phi_y, vy));
     const Expr a = c.Add(c.Mul(c.Diff(h, x), vx), c.Mul(c.Diff(h, y), vy));
-    outputs = {c.Constant(0), P(c, "-m*g"), P(c, "m"), c.Constant(0), P(c, "m"), phi,
-               phi_x, phi_y, h, a, P(c, "0.5*m*(vx^2 + vy^2) + m*g*y"), x};
+    outputs = {c.Constant(0),
+               P(c, "-m*g"),
+               P(c, "m"),
+               c.Constant(0),
+               P(c, "m"),
+               phi,
+               phi_x,
+               phi_y,
+               h,
+               a,
+               P(c, "0.5*m*(vx^2 + vy^2) + m*g*y"),
+               x};
   }
 };
 
@@ -152,8 +162,8 @@ struct PowerCase {
 // root, reciprocal square root) and the generic pow, against std::pow: the repeated forms
 // round at most 2·log₂|n| + 1 times, so within 16 ulps for |n| ≤ 64.
 TEST(ProgramTest, ConstantPowersMatchStdPow) {
-  const PowerCase cases[] = {{"x^2", -1.7}, {"x^3", -1.3}, {"x^4", 1.1}, {"x^7", -0.9},
-                             {"x^-3", 1.9}, {"x^64", 1.01}, {"x^-1", 0.3}, {"x^0.5", 2.0},
+  const PowerCase cases[] = {{"x^2", -1.7},   {"x^3", -1.3},  {"x^4", 1.1},   {"x^7", -0.9},
+                             {"x^-3", 1.9},   {"x^64", 1.01}, {"x^-1", 0.3},  {"x^0.5", 2.0},
                              {"x^-0.5", 2.0}, {"x^2.5", 1.7}, {"x^65", 1.01}, {"x^0.5", -1.0}};
   for (const PowerCase& pc : cases) {
     Context c;
@@ -192,9 +202,10 @@ TEST(ProgramTest, EveryOperationMatchesTreeEvaluation) {
   const std::vector<Expr> inputs = Symbols(c, {"x", "y", "z"});
   std::vector<Expr> outputs;
   for (const char* text :
-       {"x + y", "x - y", "x*y", "x/y", "x^y", "-x", "sin(x)", "cos(x)", "tan(x)", "asin(z)",
-        "acos(z)", "atan(x)", "atan2(x, y)", "sinh(x)", "cosh(x)", "tanh(x)", "exp(x)",
-        "log(y)", "sqrt(y)", "abs(x)", "sign(x)", "min(x, y)", "max(x, y)", "select(x - y, z, x)"}) {
+       {"x + y",       "x - y",   "x*y",     "x/y",       "x^y",       "-x",
+        "sin(x)",      "cos(x)",  "tan(x)",  "asin(z)",   "acos(z)",   "atan(x)",
+        "atan2(x, y)", "sinh(x)", "cosh(x)", "tanh(x)",   "exp(x)",    "log(y)",
+        "sqrt(y)",     "abs(x)",  "sign(x)", "min(x, y)", "max(x, y)", "select(x - y, z, x)"}) {
     outputs.push_back(P(c, text));
   }
   Program program = Compile(c, outputs, inputs);

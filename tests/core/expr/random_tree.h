@@ -22,10 +22,27 @@ inline constexpr double kUnitRoundoff = 0x1p-53;
 // Node kinds of a test tree. The operations are chosen so that every value stays finite and
 // moderate on the sample domain: quotients divide by 1 + b² ≥ 1, exp takes sin(·).
 enum class TreeOp {
-  kConstant, kVariable, kAdd, kSub, kMul, kQuotient, kNeg, kSin, kCos, kAtan, kSquare, kCube,
+  kConstant,
+  kVariable,
+  kAdd,
+  kSub,
+  kMul,
+  kQuotient,
+  kNeg,
+  kSin,
+  kCos,
+  kAtan,
+  kSquare,
+  kCube,
   kExpSin,
   // Patterns the Context must simplify away (value unchanged):
-  kZeroTimes, kSelfMinus, kOneTimes, kPlusZero, kPowOne, kSelfQuotient, kNegNeg,
+  kZeroTimes,
+  kSelfMinus,
+  kOneTimes,
+  kPlusZero,
+  kPowOne,
+  kSelfQuotient,
+  kNegNeg,
 };
 
 struct Tree {
@@ -57,8 +74,8 @@ class TreeFactory {
       }
       return tree;
     }
-    const int last = with_simplifiable_ ? static_cast<int>(TreeOp::kNegNeg)
-                                        : static_cast<int>(TreeOp::kExpSin);
+    const int last =
+        with_simplifiable_ ? static_cast<int>(TreeOp::kNegNeg) : static_cast<int>(TreeOp::kExpSin);
     tree->op = static_cast<TreeOp>(Uniform(static_cast<int>(TreeOp::kAdd), last));
     const int arity = Arity(tree->op);
     for (int i = 0; i < arity; ++i) tree->children.push_back(Make(depth - 1));
@@ -67,8 +84,12 @@ class TreeFactory {
 
   static int Arity(TreeOp op) {
     switch (op) {
-      case TreeOp::kAdd: case TreeOp::kSub: case TreeOp::kMul: case TreeOp::kQuotient: return 2;
-      case TreeOp::kConstant: case TreeOp::kVariable: return 0;
+      case TreeOp::kAdd:
+      case TreeOp::kSub:
+      case TreeOp::kMul:
+      case TreeOp::kQuotient: return 2;
+      case TreeOp::kConstant:
+      case TreeOp::kVariable: return 0;
       default: return 1;
     }
   }
@@ -154,7 +175,7 @@ inline Bounded EvaluateTree(const Tree& t, const std::vector<double>& x) {
     case TreeOp::kCos:
     case TreeOp::kAtan: {  // Lipschitz constant 1, values ≤ π/2 in magnitude
       const Bounded a = child(0);
-      const double v = t.op == TreeOp::kSin ? std::sin(a.value)
+      const double v = t.op == TreeOp::kSin   ? std::sin(a.value)
                        : t.op == TreeOp::kCos ? std::cos(a.value)
                                               : std::atan(a.value);
       return {v, a.error + 2 * u * 2.0};

@@ -124,7 +124,7 @@ class Context {
 
   // Node inspection.
   [[nodiscard]] Op op(Expr e) const;
-  [[nodiscard]] double constant_value(Expr e) const;    // requires op(e) == kConstant
+  [[nodiscard]] double constant_value(Expr e) const;           // requires op(e) == kConstant
   [[nodiscard]] const std::string& symbol_name(Expr e) const;  // requires op(e) == kSymbol
   [[nodiscard]] std::span<const Expr> operands(Expr e) const;
   [[nodiscard]] bool is_constant(Expr e, double value) const;

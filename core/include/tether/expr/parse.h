@@ -18,6 +18,7 @@
 // to the constant 0 (its names are still recorded).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +59,10 @@ struct ParseLimits {
   // 1 KiB), so 10000 levels stay far below a default 8 MiB thread stack.
   static constexpr int kMaxDepthLimit = 10000;
 
-  // max_length ≥ 1 and 1 ≤ max_depth ≤ kMaxDepthLimit.
+  // Largest max_length accepted: columns are `int`.
+  static constexpr std::size_t kMaxLengthLimit = 1u << 30;
+
+  // 1 ≤ max_length ≤ kMaxLengthLimit and 1 ≤ max_depth ≤ kMaxDepthLimit.
   bool IsValid(std::string* why) const;
 };
 

@@ -66,7 +66,7 @@ class Program {
 
   std::size_t num_inputs_ = 0;
   std::vector<Instruction> code_;
-  std::vector<double> registers_;           // [inputs | constants | temporaries]
+  std::vector<double> registers_;  // [inputs | constants | temporaries]
   std::vector<std::uint32_t> output_registers_;
 };
 
