@@ -1,5 +1,6 @@
 // Context::ToString: infix text that Parse reads back to the same node.
 //
+// Sums with a constant print it last ("x - 2" rather than the canonical "(-2) + x").
 // Parentheses are conservative: an operand is wrapped whenever its operator binds less
 // tightly than its position requires, the right operand of − and / and every operand of ^
 // are wrapped unless atomic, and negative constants are always wrapped, so that the text
@@ -51,6 +52,7 @@ struct Task {
   const char* text = nullptr;
   Expr e;
   Level min_level = kSum;
+  bool magnitude = false;  // print |constant| (after the sign of a sum)
 };
 
 }  // namespace
@@ -77,9 +79,17 @@ std::string Context::ToString(Expr e) const {
     }
     const std::span<const Expr> args = operands(node);
     switch (kind) {
-      case Op::kConstant: out += FormatNumber(constant_value(node)); break;
+      case Op::kConstant:
+        out += FormatNumber(task.magnitude ? std::fabs(constant_value(node)) : constant_value(node));
+        break;
       case Op::kSymbol: out += symbol_name(node); break;
       case Op::kAdd:
+        if (op(args[0]) == Op::kConstant && op(args[1]) != Op::kConstant) {
+          // c + x prints as x + c or x − |c|, which parse back to it (x − c → (−c) + x).
+          const char* sign = constant_value(args[0]) < 0 ? " - " : " + ";
+          push_all({{nullptr, args[1], kSum}, {sign, {}, kSum}, {nullptr, args[0], kSum, true}});
+          break;
+        }
         push_all({{nullptr, args[0], kSum}, {" + ", {}, kSum}, {nullptr, args[1], kProduct}});
         break;
       case Op::kSub:

@@ -206,7 +206,7 @@ TEST(ContextTest, MovedContextKeepsItsNodes) {
   Context c;
   const Expr e = P(c, "x^2 + 1");
   Context moved = std::move(c);
-  EXPECT_EQ(moved.ToString(e), "1 + x^2");
+  EXPECT_EQ(moved.ToString(e), "x^2 + 1");
 }
 
 }  // namespace

@@ -27,8 +27,12 @@ TEST(ToStringTest, PrintsConservativeInfix) {
   EXPECT_EQ(c.ToString(P(c, "(x^y)^z")), "(x^y)^z");
   EXPECT_EQ(c.ToString(P(c, "x^(y^z)")), "x^(y^z)");
   EXPECT_EQ(c.ToString(P(c, "x*(-2)")), "(-2)*x");
-  EXPECT_EQ(c.ToString(P(c, "atan2(y, x + 1)")), "atan2(y, 1 + x)");
+  EXPECT_EQ(c.ToString(P(c, "atan2(y, x + 1)")), "atan2(y, x + 1)");
   EXPECT_EQ(c.ToString(P(c, "0.1")), "0.10000000000000001");  // max_digits10
+  EXPECT_EQ(c.ToString(P(c, "x - 2")), "x - 2");
+  EXPECT_EQ(c.ToString(P(c, "2 + x")), "x + 2");
+  EXPECT_EQ(c.ToString(P(c, "2 - x")), "2 - x");
+  EXPECT_EQ(c.ToString(P(c, "(a - b) - 0.5")), "a - b - 0.5");
 }
 
 // Text from ToString parses back to the very node (same id) in the same context, and to an
