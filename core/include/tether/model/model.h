@@ -46,12 +46,19 @@ struct SpecLimits {
   std::size_t max_constraints = 512;         // equality plus inequality constraints
   std::size_t max_outputs = 256;
   std::size_t max_definitions = 1024;
+  // Longest path of one expression's DAG once definitions are substituted (bounds the
+  // recursion of every later symbolic pass: differentiation, import, printing).
+  std::size_t max_expanded_depth = 2000;
+
+  // False (with the reason in `why`, if given) when a limit is zero.
+  bool IsValid(std::string* why) const;
 };
 
 struct Parameter {
   std::string name;
   double value = 0.0;      // default, overridable per session
   std::string unit;        // optional, e.g. "kg"
+  std::string description;  // optional
   expr::Expr symbol;
 };
 
@@ -65,6 +72,7 @@ struct Variable {
 struct Output {
   std::string name;
   std::string unit;
+  std::string description;  // optional
   expr::Expr value;  // function of variables, parameters and t
 };
 
@@ -76,6 +84,7 @@ struct Model {
 
   std::shared_ptr<expr::Context> context;  // owns every expression below
   expr::Expr time;                         // the symbol `t`
+  std::string time_unit;                   // units.t, e.g. "s"; empty if not given
 
   std::vector<Parameter> parameters;
 

@@ -1,0 +1,97 @@
+#include "tether/model/model.h"
+
+#include "model/spec_reader.h"
+
+namespace tether::model {
+
+std::string_view FormName(Form form) {
+  switch (form) {
+    case Form::kMechanical: return "mechanical";
+    case Form::kIndex1: return "index1";
+    case Form::kIndex2: return "index2";
+  }
+  return "unknown";
+}
+
+std::string SpecProblem::ToString() const {
+  std::string text = path;
+  if (column > 0) text += (text.empty() ? "col " : ", col ") + std::to_string(column);
+  return text.empty() ? message : text + ": " + message;
+}
+
+bool SpecLimits::IsValid(std::string* why) const {
+  const std::pair<const char*, std::size_t> limits[] = {
+      {"max_document_bytes", max_document_bytes},
+      {"max_expression_length", max_expression_length},
+      {"max_expression_depth", max_expression_depth > 0 ? std::size_t{1} : std::size_t{0}},
+      {"max_nodes", max_nodes},
+      {"max_variables", max_variables},
+      {"max_parameters", max_parameters},
+      {"max_constraints", max_constraints},
+      {"max_outputs", max_outputs},
+      {"max_definitions", max_definitions},
+      {"max_expanded_depth", max_expanded_depth},
+  };
+  for (const auto& [name, value] : limits) {
+    if (value > 0) continue;
+    if (why != nullptr) *why = std::string("SpecLimits::") + name + " must be > 0";
+    return false;
+  }
+  return true;
+}
+
+std::size_t Model::num_states() const {
+  return form == Form::kMechanical ? coordinates.size() + velocities.size()
+                                   : differential.size() + algebraic.size();
+}
+
+std::vector<const Variable*> Model::states() const {
+  std::vector<const Variable*> result;
+  const auto append = [&result](const std::vector<Variable>& variables) {
+    for (const Variable& variable : variables) result.push_back(&variable);
+  };
+  if (form == Form::kMechanical) {
+    append(coordinates);
+    append(velocities);
+  } else {
+    append(differential);
+    append(algebraic);
+  }
+  return result;
+}
+
+const Parameter* Model::FindParameter(std::string_view wanted) const {
+  for (const Parameter& parameter : parameters) {
+    if (parameter.name == wanted) return &parameter;
+  }
+  return nullptr;
+}
+
+std::string ModelResult::ErrorText() const {
+  std::string text;
+  for (const SpecProblem& problem : problems) {
+    if (!text.empty()) text += '\n';
+    text += problem.ToString();
+  }
+  return text;
+}
+
+ModelResult ParseModel(std::string_view json_text, const SpecLimits& limits) {
+  std::string why;
+  if (!limits.IsValid(&why)) return ModelResult{.model = nullptr, .problems = {{"", 0, why}}};
+  return ReadSpec(json_text, limits);
+}
+
+bool IsValidModelName(std::string_view name) {
+  constexpr std::size_t kMaxLength = 63;  // [a-z] then up to 62 more
+  if (name.empty() || name.size() > kMaxLength || name.front() < 'a' || name.front() > 'z') {
+    return false;
+  }
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace tether::model

@@ -1,0 +1,102 @@
+#include "tether/model/registry.h"
+
+#include <algorithm>
+
+namespace tether::model {
+
+ModelRegistry::ModelRegistry(SpecLimits limits, std::size_t max_registered)
+    : limits_(limits), max_registered_(max_registered) {}
+
+std::vector<SpecProblem> ModelRegistry::LoadBuiltinCatalog() {
+  std::vector<SpecProblem> problems;
+  for (const CatalogEntry& entry : BuiltinCatalog()) {
+    RegistryResult result = Add(entry.json, /*builtin=*/true);
+    for (SpecProblem& problem : result.problems) {
+      problem.path = std::string(entry.file) + (problem.path.empty() ? "" : ": " + problem.path);
+      problems.push_back(std::move(problem));
+    }
+    if (result.status != RegistryStatus::kOk && result.status != RegistryStatus::kInvalid) {
+      problems.push_back({std::string(entry.file), 0, result.message});
+    }
+  }
+  return problems;
+}
+
+RegistryResult ModelRegistry::Register(std::string_view json_text) {
+  return Add(json_text, /*builtin=*/false);
+}
+
+RegistryResult ModelRegistry::Add(std::string_view json_text, bool builtin) {
+  // Parse outside the lock: validation is the expensive part and touches no shared state.
+  ModelResult parsed = ParseModel(json_text, limits_);
+  RegistryResult result;
+  if (!parsed.ok()) {
+    result.status = RegistryStatus::kInvalid;
+    result.message = "invalid model spec: " + std::to_string(parsed.problems.size()) +
+                     " problem(s); first: " + parsed.problems.front().ToString();
+    result.problems = std::move(parsed.problems);
+    return result;
+  }
+  const std::string& name = parsed.model->name;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (models_.contains(name)) {
+    result.status = RegistryStatus::kAlreadyExists;
+    result.message = "a model named '" + name + "' already exists" +
+                     (models_.find(name)->second.builtin ? " in the built-in catalog" : "");
+    return result;
+  }
+  if (!builtin && registered_count_ >= max_registered_) {
+    result.status = RegistryStatus::kLimit;
+    result.message = "cannot register '" + name + "': " + std::to_string(max_registered_) +
+                     " models are registered already (the limit)";
+    return result;
+  }
+  models_.emplace(name, Entry{parsed.model, builtin});
+  if (!builtin) ++registered_count_;
+  result.model = parsed.model;
+  return result;
+}
+
+RegistryResult ModelRegistry::Remove(std::string_view name) {
+  RegistryResult result;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = models_.find(name);
+  if (it == models_.end()) {
+    result.status = RegistryStatus::kNotFound;
+    result.message = "no model named '" + std::string(name) + "'";
+    return result;
+  }
+  if (it->second.builtin) {
+    result.status = RegistryStatus::kReadOnly;
+    result.message = "model '" + std::string(name) + "' is part of the built-in catalog and "
+                     "cannot be removed";
+    return result;
+  }
+  result.model = it->second.model;
+  models_.erase(it);
+  --registered_count_;
+  return result;
+}
+
+std::shared_ptr<const Model> ModelRegistry::Find(std::string_view name) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = models_.find(name);
+  return it == models_.end() ? nullptr : it->second.model;
+}
+
+bool ModelRegistry::IsBuiltin(std::string_view name) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = models_.find(name);
+  return it != models_.end() && it->second.builtin;
+}
+
+std::vector<ModelRegistry::Entry> ModelRegistry::List() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Entry> entries;
+  entries.reserve(models_.size());
+  // std::map keeps its keys sorted, so this is the sorted-by-name order.
+  for (const auto& [name, entry] : models_) entries.push_back(entry);
+  return entries;
+}
+
+}  // namespace tether::model

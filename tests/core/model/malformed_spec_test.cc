@@ -1,0 +1,194 @@
+// A table of malformed specs, each with the problem it must produce: JSON path, a message
+// substring and, inside an expression, the column.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/model/spec_fixtures.h"
+
+namespace tether::model {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using testing::PendulumSpec;
+using testing::SemiExplicitSpec;
+
+struct Case {
+  std::string label;
+  std::string spec;  // JSON text
+  std::string path;
+  std::string message;  // substring of the message
+  int column = 0;
+};
+
+std::string Pendulum(const std::function<void(Json&)>& change) {
+  Json spec = PendulumSpec();
+  change(spec);
+  return spec.dump();
+}
+
+std::string Semi(const std::string& form, const std::function<void(Json&)>& change) {
+  Json spec = SemiExplicitSpec(form);
+  change(spec);
+  return spec.dump();
+}
+
+std::vector<Case> Cases() {
+  const std::string pendulum_text = PendulumSpec().dump(2);
+  std::string overflow = pendulum_text;
+  overflow.replace(overflow.find("2.0"), 3, "1e999");
+  std::string duplicate = pendulum_text;
+  duplicate.replace(duplicate.find("\"l\""), 3, "\"m\"");
+  return {
+      {"syntax error", "{\"name\": \"p\",\n  \"form\": }", "", "invalid JSON at line 2, column 11"},
+      {"not an object", "[1, 2]", "", "must be a JSON object, not an array"},
+      {"number overflow", overflow, "parameters.m", "1e999"},
+      {"duplicate key", duplicate, "parameters.m", "duplicate key 'm'"},
+      {"missing name", Pendulum([](Json& s) { s.erase("name"); }), "name", "required field is missing"},
+      {"invalid model name", Pendulum([](Json& s) { s["name"] = "Pendulum"; }), "name",
+       "must match [a-z][a-z0-9_-]{0,62}"},
+      {"name not a string", Pendulum([](Json& s) { s["name"] = 42; }), "name",
+       "must be a string, not a number"},
+      {"unknown form", Pendulum([](Json& s) { s["form"] = "mechanic"; }), "form",
+       "unknown form 'mechanic' (did you mean 'mechanical'?)"},
+      {"unknown field", Pendulum([](Json& s) { s["constriants"] = Json::array(); }), "constriants",
+       "unknown field 'constriants' (did you mean 'constraints'?)"},
+      {"field of another form", Pendulum([](Json& s) { s["rhs"] = {"1"}; }), "rhs",
+       "does not belong to form 'mechanical'"},
+      {"parameter of wrong type", Pendulum([](Json& s) { s["parameters"]["m"] = "two"; }),
+       "parameters.m", "must be a number or an object"},
+      {"parameter object typo",
+       Pendulum([](Json& s) { s["parameters"]["m"] = {{"value", 2}, {"unti", "kg"}}; }),
+       "parameters.m.unti", "unknown field 'unti' (did you mean 'unit'?)"},
+      {"parameter object without value",
+       Pendulum([](Json& s) { s["parameters"]["m"] = {{"unit", "kg"}}; }), "parameters.m.value",
+       "required field is missing"},
+      {"coordinate not a string", Pendulum([](Json& s) { s["coordinates"][1] = 3; }),
+       "coordinates[1]", "must be a name (a string), not a number"},
+      {"invalid identifier", Pendulum([](Json& s) { s["coordinates"][0] = "2x"; }),
+       "coordinates[0]", "'2x' is not a valid name"},
+      {"overlong name",
+       Pendulum([](Json& s) { s["parameters"][std::string(65, 'a')] = 1; }),
+       "parameters." + std::string(65, 'a'), "at most 64 characters"},
+      {"reserved function name", Pendulum([](Json& s) { s["parameters"]["sin"] = 1; }),
+       "parameters.sin", "'sin' is reserved"},
+      {"reserved time", Pendulum([](Json& s) { s["velocities"][1] = "t"; }), "velocities[1]",
+       "'t' is reserved (the time)"},
+      {"duplicate across namespaces", Pendulum([](Json& s) { s["definitions"] = {{"m", "2"}}; }),
+       "definitions.m", "name 'm' is already used by parameters.m"},
+      {"output named like a coordinate", Pendulum([](Json& s) { s["outputs"]["x"] = "x"; }),
+       "outputs.x", "already used by coordinates[0]"},
+      {"velocity count", Pendulum([](Json& s) { s["velocities"] = {"vx"}; }), "velocities",
+       "has 1 names but there are 2 coordinates"},
+      {"mass diagonal size", Pendulum([](Json& s) { s["mass"] = {"m", "m", "m"}; }), "mass",
+       "has 3 entries but there are 2 coordinates"},
+      {"mass row size", Pendulum([](Json& s) { s["mass"][1] = {"0", "m", "0"}; }), "mass[1]",
+       "must be a row of 2 expressions, not 3 entries"},
+      {"mass entry unknown name", Pendulum([](Json& s) { s["mass"][1][1] = "mm"; }), "mass[1][1]",
+       "unknown name 'mm' (did you mean 'm'?)", 1},
+      {"force count", Pendulum([](Json& s) { s["forces"] = {"0"}; }), "forces",
+       "has 1 entries but there are 2 coordinates"},
+      {"force of wrong type", Pendulum([](Json& s) { s["forces"][0] = true; }), "forces[0]",
+       "must be an expression (a string or a number), not a boolean"},
+      {"unknown name with did-you-mean", Pendulum([](Json& s) {
+         s["parameters"] = {{"m", 2.0}, {"length", 2.5}, {"g", 9.81}};
+         s["constraints"] = {"x^2 + y^2 - lenght^2"};
+       }),
+       "constraints[0]", "unknown name 'lenght' (did you mean 'length'?)", 13},
+      {"constraint uses a velocity", Pendulum([](Json& s) { s["constraints"] = {"x*vx + y^2 - l^2"}; }),
+       "constraints[0]", "a constraint may not use velocity 'vx'", 3},
+      {"constraint uses a velocity through a definition", Pendulum([](Json& s) {
+         s["definitions"] = {{"ke", "vx^2"}};
+         s["constraints"] = {"x^2 + y^2 - l^2 + ke"};
+       }),
+       "constraints[0]", "velocity 'vx' (through definition 'ke')", 19},
+      {"expression syntax error", Pendulum([](Json& s) { s["constraints"] = {"x^2 + * y"}; }),
+       "constraints[0]", "", 7},
+      {"number overflow in an expression", Pendulum([](Json& s) { s["forces"][1] = "1e999*g"; }),
+       "forces[1]", "out of range", 1},
+      {"more constraints than coordinates", Pendulum([](Json& s) {
+         s["constraints"] = {"x", "y", "x + y"};
+       }),
+       "constraints", "at most as many constraints as coordinates"},
+      {"definition cycle", Pendulum([](Json& s) { s["definitions"] = {{"a", "b + 1"}, {"b", "2*a"}}; }),
+       "definitions.a", "definitions form a cycle: a -> b -> a"},
+      {"definition self-cycle", Pendulum([](Json& s) { s["definitions"] = {{"a", "a + x"}}; }),
+       "definitions.a", "cycle: a -> a"},
+      {"definition unknown name", Pendulum([](Json& s) { s["definitions"] = {{"a", "q + x"}}; }),
+       "definitions.a", "unknown name 'q'", 1},
+      {"initial for an unknown variable", Pendulum([](Json& s) { s["initial"]["vz"] = 1; }),
+       "initial.vz", "unknown variable 'vz' (did you mean 'vx'?)"},
+      {"initial for a parameter", Pendulum([](Json& s) { s["initial"]["m"] = 1; }), "initial.m",
+       "'m' is a parameter, not a state variable"},
+      {"initial of wrong type", Pendulum([](Json& s) { s["initial"]["x"] = "0.86"; }),
+       "initial.x", "must be a number, not a string"},
+      {"output uses an output", Pendulum([](Json& s) { s["outputs"]["twice"] = "2*energy"; }),
+       "outputs.twice", "'energy' is an output", 3},
+      {"output object without expr", Pendulum([](Json& s) { s["outputs"]["energy"] = {{"unit", "J"}}; }),
+       "outputs.energy.expr", "required field is missing"},
+      {"unit of a parameter", Pendulum([](Json& s) { s["units"] = {{"m", "kg"}}; }), "units.m",
+       "give a parameter's unit as parameters.m"},
+      {"unit not a string", Pendulum([](Json& s) { s["units"] = {{"x", 1}}; }), "units.x",
+       "must be a unit (a string)"},
+      {"simulation t_end not positive", Pendulum([](Json& s) { s["simulation"] = {{"t_end", -1}}; }),
+       "simulation.t_end", "must be > 0"},
+      {"simulation unknown field", Pendulum([](Json& s) { s["simulation"] = {{"tend", 1}}; }),
+       "simulation.tend", "unknown field 'tend' (did you mean 't_end'?)"},
+      {"constraint object typo",
+       Pendulum([](Json& s) { s["constraints"] = {{{"name", "rod"}, {"exp", "x^2 - l^2"}}}; }),
+       "constraints[0].exp", "did you mean 'expr'?"},
+      {"duplicate constraint names", Pendulum([](Json& s) {
+         s["constraints"] = {{{"name", "rod"}, {"expr", "x"}}, {{"name", "rod"}, {"expr", "y"}}};
+       }),
+       "constraints[1].name", "already used by constraints[0].name"},
+      {"missing coordinates", Pendulum([](Json& s) { s.erase("coordinates"); }), "coordinates",
+       "required field is missing"},
+      {"index1 constraint count", Semi("index1", [](Json& s) { s["constraints"] = Json::array(); }),
+       "constraints", "has 0 constraints but there are 1 algebraic variables"},
+      {"index1 rhs count", Semi("index1", [](Json& s) { s["rhs"] = {"1 - y"}; }), "rhs",
+       "has 1 entries but there are 2 differential variables"},
+      {"index1 missing rhs", Semi("index1", [](Json& s) { s.erase("rhs"); }), "rhs",
+       "required field is missing"},
+      {"index1 with a mass matrix", Semi("index1", [](Json& s) { s["mass"] = {"1"}; }), "mass",
+       "does not belong to form 'index1'"},
+      {"index2 constraint uses an algebraic variable",
+       Semi("index2", [](Json& s) { s["constraints"] = {"x - y"}; }), "constraints[0]",
+       "may not use algebraic variable 'y' (an index-2 constraint g(x,t)", 5},
+      {"index1 rhs unknown name", Semi("index1", [](Json& s) { s["rhs"][1] = "kk*x"; }), "rhs[1]",
+       "unknown name 'kk' (did you mean 'k'?)", 1},
+  };
+}
+
+class MalformedSpecTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MalformedSpecTest, ReportsTheProblemWhereItIs) {
+  const Case& c = GetParam();
+  const ModelResult result = ParseModel(c.spec);
+  ASSERT_FALSE(result.ok()) << c.label;
+  EXPECT_EQ(result.model, nullptr);
+  bool found = false;
+  for (const SpecProblem& problem : result.problems) {
+    if (problem.path == c.path && problem.message.find(c.message) != std::string::npos &&
+        (c.column == 0 || problem.column == c.column)) {
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << c.label << ": expected '" << c.path << "' col " << c.column << ": '"
+                     << c.message << "', got:\n" << result.ErrorText();
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, MalformedSpecTest, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                           std::string name;
+                           for (char ch : param_info.param.label) {
+                             name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           }
+                           return name;
+                         });
+
+TEST(MalformedSpecTableTest, HasAtLeastThirtyCases) { EXPECT_GE(Cases().size(), 30u); }
+
+}  // namespace
+}  // namespace tether::model
