@@ -58,6 +58,10 @@ struct Task {
 }  // namespace
 
 std::string Context::ToString(Expr e) const {
+  return ToString(e, std::numeric_limits<std::size_t>::max());
+}
+
+std::string Context::ToString(Expr e, std::size_t max_length) const {
   std::string out;
   std::vector<Task> stack = {{nullptr, e, kSum}};
   // Tasks are pushed in reverse so that they pop in text order.
@@ -65,6 +69,10 @@ std::string Context::ToString(Expr e) const {
     for (auto it = std::rbegin(tasks); it != std::rend(tasks); ++it) stack.push_back(*it);
   };
   while (!stack.empty()) {
+    if (out.size() > max_length) {
+      out.resize(max_length);
+      return out + "...";
+    }
     const Task task = stack.back();
     stack.pop_back();
     if (task.text != nullptr) {
@@ -117,6 +125,10 @@ std::string Context::ToString(Expr e) const {
         for (auto it = call.rbegin(); it != call.rend(); ++it) stack.push_back(*it);
       }
     }
+  }
+  if (out.size() > max_length) {
+    out.resize(max_length);
+    return out + "...";
   }
   return out;
 }

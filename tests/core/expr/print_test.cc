@@ -65,6 +65,19 @@ TEST(ToStringTest, RoundTripsEveryFunctionAndItsDerivatives) {
   }
 }
 
+// d_{k+1} = d_k·d_k for 40 steps has 41 nodes but a tree of 2⁴⁰ leaves: the bounded form
+// stops after max_length characters instead of building a terabyte string.
+TEST(ToStringTest, BoundedFormCutsLongText) {
+  Context c;
+  Expr d = c.Symbol("x");
+  for (int k = 0; k < 40; ++k) d = c.Mul(d, c.Add(d, c.Constant(1)));
+  const std::string text = c.ToString(d, 80);
+  EXPECT_EQ(text.size(), 83u);
+  EXPECT_EQ(text.substr(80), "...");
+  EXPECT_EQ(c.ToString(c.Symbol("x"), 80), "x");
+  EXPECT_EQ(c.ToString(P(c, "x + y"), 3), "x +...");
+}
+
 TEST(ToStringTest, NonFiniteConstantsPrintAsDivisions) {
   Context c;
   EXPECT_EQ(c.ToString(c.Constant(INFINITY)), "(1/0)");

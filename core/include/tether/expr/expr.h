@@ -148,6 +148,10 @@ class Context {
   // non-finite constants (only possible through `Constant`) print as (1/0), (-1/0), (0/0),
   // which evaluate to the same values but parse to division nodes.
   [[nodiscard]] std::string ToString(Expr e) const;
+  // The same text cut after `max_length` characters, ending in "..." when cut. Use it for
+  // messages: the text of a DAG is as long as its tree, which can be exponentially larger
+  // than NodeCount(e) (d₂ = d₁·d₁, d₃ = d₂·d₂, …).
+  [[nodiscard]] std::string ToString(Expr e, std::size_t max_length) const;
 
  private:
   struct Impl;
