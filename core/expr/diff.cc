@@ -3,10 +3,10 @@
 // (d eˣ = eˣ dx, d tan x = (1 + tan²x) dx, d √x = dx / (2√x)), which keeps derivatives small.
 
 #include <array>
-#include <cstdio>
-#include <cstdlib>
+#include <string>
 #include <unordered_map>
 
+#include "expr/invariant.h"
 #include "expr/traverse.h"
 #include "tether/expr/expr.h"
 
@@ -61,17 +61,13 @@ Expr DiffNode(Context& c, Expr e, Op op, std::span<const Expr> args, std::span<c
     case Op::kSelect: return c.Select(a, d[1], d[2]);
     default: break;
   }
-  std::fprintf(stderr, "tether::expr: Diff: unexpected node kind %d\n", static_cast<int>(op));
-  std::abort();
+  internal::Fatal("Diff: unexpected node kind " + std::to_string(static_cast<int>(op)));
 }
 
 }  // namespace
 
 Expr Context::Diff(Expr e, Expr symbol) {
-  if (op(symbol) != Op::kSymbol) {
-    std::fprintf(stderr, "tether::expr: Diff: the variable is not a symbol\n");
-    std::abort();
-  }
+  internal::CheckInvariant(op(symbol) == Op::kSymbol, "Diff: the variable is not a symbol");
   const Expr zero = Constant(0.0);
   const Expr one = Constant(1.0);
   const std::array<Expr, 1> roots = {e};

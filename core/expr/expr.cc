@@ -3,11 +3,10 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "expr/invariant.h"
 #include "expr/ops.h"
 #include "expr/traverse.h"
 
@@ -19,13 +18,7 @@ using internal::ApplySelect;
 using internal::ApplyUnary;
 using internal::Arity;
 
-// An internal invariant: a violation is a programming error of the caller, not bad input.
-void Check(bool condition, const char* what) {
-  if (!condition) {
-    std::fprintf(stderr, "tether::expr: %s\n", what);
-    std::abort();
-  }
-}
+using internal::CheckInvariant;
 
 struct Node {
   Op op = Op::kConstant;
@@ -79,7 +72,7 @@ struct Context::Impl {
     if (node.op == Op::kSymbol) key.payload = node.symbol;
     auto [it, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(nodes.size()));
     if (inserted) {
-      Check(nodes.size() < Expr::kInvalid, "too many nodes in one Context");
+      CheckInvariant(nodes.size() < Expr::kInvalid, "too many nodes in one Context");
       nodes.push_back(node);
     }
     return Expr{it->second};
@@ -93,7 +86,7 @@ struct Context::Impl {
   }
 
   const Node& at(Expr e) const {
-    Check(e.id < nodes.size(), "invalid Expr handle for this Context");
+    CheckInvariant(e.id < nodes.size(), "invalid Expr handle for this Context");
     return nodes[e.id];
   }
   bool IsConst(Expr e) const { return at(e).op == Op::kConstant; }
@@ -230,7 +223,7 @@ Expr Context::Neg(Expr a) {
 }
 
 Expr Context::Unary(Op op, Expr a) {
-  Check(internal::IsUnary(op), "Context::Unary: not a one-operand operation");
+  CheckInvariant(internal::IsUnary(op), "Context::Unary: not a one-operand operation");
   Impl& m = *impl_;
   if (op == Op::kNeg) return Neg(a);
   if (m.IsConst(a)) {
@@ -253,7 +246,7 @@ Expr Context::Binary(Op op, Expr a, Expr b) {
     case Op::kAtan2:
     case Op::kMin:
     case Op::kMax: break;
-    default: Check(false, "Context::Binary: not a two-operand operation");
+    default: CheckInvariant(false, "Context::Binary: not a two-operand operation");
   }
   Impl& m = *impl_;
   if (m.IsConst(a) && m.IsConst(b)) {
@@ -274,13 +267,13 @@ Expr Context::Select(Expr condition, Expr if_positive, Expr otherwise) {
 Op Context::op(Expr e) const { return impl_->OpOf(e); }
 
 double Context::constant_value(Expr e) const {
-  Check(impl_->IsConst(e), "Context::constant_value: not a constant");
+  CheckInvariant(impl_->IsConst(e), "Context::constant_value: not a constant");
   return impl_->Value(e);
 }
 
 const std::string& Context::symbol_name(Expr e) const {
   const Node& node = impl_->at(e);
-  Check(node.op == Op::kSymbol, "Context::symbol_name: not a symbol");
+  CheckInvariant(node.op == Op::kSymbol, "Context::symbol_name: not a symbol");
   return impl_->names[node.symbol];
 }
 
@@ -327,7 +320,7 @@ Expr Context::Import(const Context& from, Expr e) {
 Expr Context::Substitute(Expr e, std::span<const std::pair<Expr, Expr>> replacements) {
   std::unordered_map<std::uint32_t, Expr> replacement_of;
   for (const auto& [symbol, value] : replacements) {
-    Check(op(symbol) == Op::kSymbol, "Context::Substitute: replaced node is not a symbol");
+    CheckInvariant(op(symbol) == Op::kSymbol, "Context::Substitute: replaced node is not a symbol");
     replacement_of[symbol.id] = value;
   }
   const std::array<Expr, 1> roots = {e};

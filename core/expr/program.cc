@@ -3,10 +3,10 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <unordered_map>
 
+#include "expr/invariant.h"
 #include "expr/ops.h"
 #include "expr/traverse.h"
 
@@ -51,18 +51,11 @@ enum class Program::Code : std::uint8_t {
 
 namespace {
 
-void Fatal(const std::string& what) {
-  std::fprintf(stderr, "tether::expr: %s\n", what.c_str());
-  std::abort();
-}
+using internal::Fatal;
 
 // Integer exponents up to this magnitude are evaluated by repeated squaring (at most
 // 2·log₂(64) = 12 multiplications, each within half an ulp), beyond it by std::pow.
 constexpr double kMaxIntegerExponent = 64.0;
-
-}  // namespace
-
-namespace {
 
 using Code = Program::Code;
 
@@ -102,7 +95,6 @@ Code CodeOf(Op op) {
     default: break;
   }
   Fatal("Compile: a leaf node has no instruction");
-  return Code::kAdd;
 }
 
 // The instruction for node `e`, with powers of constant exponent in their cheap forms.
