@@ -103,9 +103,56 @@ class Parser {
 
  private:
   // Records the first error; returns nothing so that callers can `return Fail(...)`.
-  std::nullopt_t Fail(int column, std::string message) {
-    if (error_.message.empty()) error_ = ParseError{column, std::move(message)};
+  //
+  // Error messages are composed in separate, never-inlined functions (and the lexer is never
+  // inlined either): the recursive functions then keep no std::string temporaries in their
+  // frames, which keeps the stack per nesting level small (see ParseLimits::kMaxDepthLimit).
+  [[gnu::noinline, gnu::cold]] std::nullopt_t Fail(int column, std::string_view message) {
+    if (error_.message.empty()) error_ = ParseError{column, std::string(message)};
     return std::nullopt;
+  }
+
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailExpectedOperand(const Token& t) {
+    return Fail(t.column, "expected a number, a name or '(', found " + Describe(t));
+  }
+
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailUnclosed(int open_column) {
+    return Fail(token_.column, "expected ')' to close '(' at col " + std::to_string(open_column) +
+                                   ", found " + Describe(token_));
+  }
+
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailNoCall(const Token& name) {
+    return Fail(token_.column, "expected '(' after function '" + std::string(name.text) +
+                                   "', found " + Describe(token_));
+  }
+
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailUnknownFunction(const Token& name) {
+    const std::string_view hint = ClosestFunction(name.text);
+    return Fail(name.column,
+                "unknown function '" + std::string(name.text) + "'" +
+                    (hint.empty() ? std::string() : " (did you mean '" + std::string(hint) + "'?)"));
+  }
+
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailCallSeparator(const Token& name, int open_column) {
+    return Fail(token_.column, "expected ',' or ')' in the call of '" + std::string(name.text) +
+                                   "' opened at col " + std::to_string(open_column) + ", found " +
+                                   Describe(token_));
+  }
+
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailArgumentCount(const Token& name, int arity, std::size_t got) {
+    return Fail(name.column, "'" + std::string(name.text) + "' takes " + std::to_string(arity) +
+                                 " argument" + (arity == 1 ? "" : "s") + ", got " +
+                                 std::to_string(got));
+  }
+
+  [[gnu::noinline, gnu::cold]] bool FailTooDeep() {
+    Fail(token_.column,
+         "expression nested deeper than " + std::to_string(limits_.max_depth) + " levels");
+    return false;
+  }
+
+  [[gnu::noinline, gnu::cold]] void RecordName(const Token& name) {
+    names_.push_back(NameUse{std::string(name.text), name.column});
   }
 
   static std::string Describe(const Token& t) {
@@ -121,7 +168,7 @@ class Parser {
   int ColumnOf(std::size_t offset) const { return static_cast<int>(offset) + 1; }
 
   // Reads the next token into token_; false (with an error) on a malformed token.
-  bool Advance() {
+  [[gnu::noinline]] bool Advance() {
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
                                    text_[pos_] == '\n' || text_[pos_] == '\r')) {
       ++pos_;
@@ -201,14 +248,7 @@ class Parser {
   bool IsSymbol(char ch) const { return token_.kind == TokenKind::kSymbol && token_.text[0] == ch; }
 
   // Enters one level of nesting; false (with an error) beyond the limit.
-  bool Enter() {
-    if (++depth_ > limits_.max_depth) {
-      Fail(token_.column,
-           "expression nested deeper than " + std::to_string(limits_.max_depth) + " levels");
-      return false;
-    }
-    return true;
-  }
+  bool Enter() { return ++depth_ <= limits_.max_depth || FailTooDeep(); }
 
   // expr := term (('+' | '-') term)*
   std::optional<Expr> ParseSum() {
@@ -271,7 +311,7 @@ class Parser {
         break;
       case TokenKind::kEnd: break;
     }
-    return Fail(t.column, "expected a number, a name or '(', found " + Describe(t));
+    return FailExpectedOperand(t);
   }
 
   std::optional<Expr> ParseGroup(const Token& open) {
@@ -279,10 +319,7 @@ class Parser {
     const std::optional<Expr> inner = ParseSum();
     --depth_;
     if (!inner) return std::nullopt;
-    if (!IsSymbol(')')) {
-      return Fail(token_.column, "expected ')' to close '(' at col " + std::to_string(open.column) +
-                                     ", found " + Describe(token_));
-    }
+    if (!IsSymbol(')')) return FailUnclosed(open.column);
     if (!Advance()) return std::nullopt;
     return inner;
   }
@@ -296,19 +333,11 @@ class Parser {
       return context_.Constant(std::numbers::pi);
     }
     if (!call) {
-      if (function != nullptr) {
-        return Fail(token_.column, "expected '(' after function '" + std::string(name.text) +
-                                       "', found " + Describe(token_));
-      }
-      names_.push_back(NameUse{std::string(name.text), name.column});
+      if (function != nullptr) return FailNoCall(name);
+      RecordName(name);
       return context_.Symbol(name.text);
     }
-    if (function == nullptr) {
-      const std::string_view hint = ClosestFunction(name.text);
-      return Fail(name.column, "unknown function '" + std::string(name.text) + "'" +
-                                   (hint.empty() ? std::string()
-                                                 : " (did you mean '" + std::string(hint) + "'?)"));
-    }
+    if (function == nullptr) return FailUnknownFunction(name);
     return ParseCall(name, *function);
   }
 
@@ -333,17 +362,10 @@ class Parser {
     }
     --depth_;
     if (!ok) return std::nullopt;
-    if (!IsSymbol(')')) {
-      return Fail(token_.column, "expected ',' or ')' in the call of '" + std::string(name.text) +
-                                     "' opened at col " + std::to_string(open_column) + ", found " +
-                                     Describe(token_));
-    }
+    if (!IsSymbol(')')) return FailCallSeparator(name, open_column);
     if (!Advance()) return std::nullopt;
     if (static_cast<int>(args.size()) != function.arity) {
-      return Fail(name.column, "'" + std::string(name.text) + "' takes " +
-                                   std::to_string(function.arity) + " argument" +
-                                   (function.arity == 1 ? "" : "s") + ", got " +
-                                   std::to_string(args.size()));
+      return FailArgumentCount(name, function.arity, args.size());
     }
     switch (function.arity) {
       case 1: return context_.Unary(function.op, args[0]);

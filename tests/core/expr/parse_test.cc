@@ -210,6 +210,19 @@ TEST(ParseTest, DepthUpToTheLimitIsAccepted) {
   EXPECT_FALSE(Parse(c, deeper).ok());
 }
 
+// The largest depth the limits allow parses (within the stack the header promises).
+TEST(ParseTest, DepthAtTheLargestAllowedLimitParses) {
+  Context c;
+  ParseLimits limits;
+  limits.max_depth = ParseLimits::kMaxDepthLimit;
+  const std::size_t levels = static_cast<std::size_t>(ParseLimits::kMaxDepthLimit);
+  const std::string text = std::string(levels, '(') + "x" + std::string(levels, ')');
+  const ParseResult r = Parse(c, text, limits);
+  EXPECT_TRUE(r.ok()) << Describe(r.error);
+  limits.max_depth = ParseLimits::kMaxDepthLimit + 1;
+  EXPECT_FALSE(limits.IsValid(nullptr));
+}
+
 // A flat sum is a loop in the parser, not a recursion, and builds a chain as deep as it has
 // terms: no depth limit applies to it.
 TEST(ParseTest, LongFlatSumParses) {
@@ -232,7 +245,7 @@ TEST(ParseLimitsTest, InvalidLimitsAreReported) {
   limits.max_depth = 0;
   std::string why;
   EXPECT_FALSE(limits.IsValid(&why));
-  EXPECT_EQ(why, "ParseLimits::max_depth = 0; must be in [1, 10000]");
+  EXPECT_EQ(why, "ParseLimits::max_depth = 0; must be in [1, 2000]");
   Context c;
   const ParseResult r = Parse(c, "x", limits);
   EXPECT_FALSE(r.ok());
