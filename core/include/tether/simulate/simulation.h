@@ -65,6 +65,10 @@ struct Options {
   double atol = 1e-10;
   // Largest step [s]; 0 = unbounded.
   double max_step = 0.0;
+  // Adaptive methods only: false runs them at the fixed step `step` with no error estimate
+  // (convergence studies by step halving). Fixed-step runs land exactly on t_end and on every
+  // output grid point that lies within 1e-9·step of a step end.
+  bool error_control = true;
 
   Projection projection = Projection::kCoupled;
   Metric metric = Metric::kEuclidean;
@@ -204,8 +208,11 @@ class Simulation {
 
   // Emits at most `max_samples` samples to `sink` in order, advancing as far as needed, and
   // returns kRunning if the budget ran out first, or the terminal status. The first call
-  // emits sample 0 (the initial state). `cancel`, if given, is polled once per step.
-  // After a terminal status other than kRunning, further calls return it again.
+  // emits sample 0 (the initial state). `cancel`, if given, is polled once per step; a raised
+  // flag makes Advance return kCancelled at once, but the run itself stays resumable (status()
+  // remains kRunning and the next call continues exactly there), so the server can pause a
+  // session by cancelling its stream. After any other terminal status, further calls return it
+  // again.
   Status Advance(std::size_t max_samples, const std::function<void(const Sample&)>& sink,
                  const std::atomic<bool>* cancel = nullptr);
 

@@ -1,0 +1,120 @@
+#include "simulate/initialization.h"
+
+#include <algorithm>
+#include <string>
+
+#include "tether/project/newton_projection.h"
+
+namespace tether::simulate {
+namespace {
+
+Termination FromProjection(project::ProjectionStatus status) {
+  switch (status) {
+    case project::ProjectionStatus::kSingular:
+      return Termination::kSingularConstraints;
+    case project::ProjectionStatus::kNonFinite:
+      return Termination::kNonFinite;
+    default:
+      return Termination::kProjectionFailed;
+  }
+}
+
+Termination FromEval(reduce::EvalStatus status) {
+  switch (status) {
+    case reduce::EvalStatus::kSingular:
+      return Termination::kSingularConstraints;
+    case reduce::EvalStatus::kNotConverged:
+      return Termination::kProjectionFailed;
+    default:
+      return Termination::kNonFinite;
+  }
+}
+
+void SetFailure(InitializationOutcome* outcome, Termination reason, double t,
+                const std::string& message) {
+  outcome->status.reason = reason;
+  outcome->status.t = t;
+  outcome->status.message = "consistent initialization failed: " + message;
+}
+
+// Projects z[block] onto the block's invariant rows with the fixed entries held.
+bool ProjectBlock(reduce::ReducedModel& model, double t, const project::Block& block,
+                  const std::vector<bool>& fixed_z, project::ProjectorOptions options,
+                  std::span<double> z, InitializationOutcome* outcome) {
+  if (block.row_begin == block.row_end) return true;
+  std::vector<double> inverse_weights;
+  bool any_fixed = false;
+  for (std::size_t j = block.col_begin; j < block.col_end; ++j) {
+    inverse_weights.push_back(fixed_z[j] ? 0.0 : 1.0);
+    any_fixed = any_fixed || fixed_z[j];
+  }
+  if (any_fixed) options.metric = project::Metric::kEuclidean;
+  // The user's values may be far from the manifold: allow more iterations than a step needs.
+  options.max_iterations = std::max(options.max_iterations, 50);
+  project::NewtonProjection newton;
+  newton.Resize(model, block, options);
+  if (any_fixed) newton.SetInverseWeights(inverse_weights);
+  project::ProjectionReport report;
+  const bool ok = newton.Project(model, t, z, &report);
+  outcome->report.iterations += report.iterations;
+  if (!ok) SetFailure(outcome, FromProjection(report.status), t, report.message);
+  return ok;
+}
+
+}  // namespace
+
+InitializationOutcome InitializeConsistently(reduce::ReducedModel& model, double t,
+                                             std::span<double> state,
+                                             const std::vector<bool>& fixed,
+                                             const project::ProjectorOptions& options,
+                                             std::span<double> z) {
+  InitializationOutcome outcome;
+  const std::vector<double> given(state.begin(), state.end());
+  model.SetFullState(state, z);
+  InitializationReport& report = outcome.report;
+  if (!model.Residuals(t, z, &report.residual_position_before, &report.residual_velocity_before)) {
+    SetFailure(&outcome, FromEval(model.failure().status), t, model.failure().message);
+    return outcome;
+  }
+  const std::vector<bool> fixed_z(fixed.begin(), fixed.begin() + static_cast<long>(z.size()));
+  const std::size_t p = model.position_size();
+  const std::size_t m1 = model.num_position_invariants();
+  const bool mechanical = model.form() == model::Form::kMechanical;
+  const bool index1 = model.form() == model::Form::kIndex1;  // y alone absorbs g = 0
+  if (!index1 &&
+      !ProjectBlock(model, t, project::Block{0, p, 0, m1}, fixed_z, options, z, &outcome)) {
+    return outcome;
+  }
+  if (mechanical) {
+    const project::Block velocity{p, model.ode_size(), m1, model.num_invariants()};
+    if (!ProjectBlock(model, t, velocity, fixed_z, options, z, &outcome)) return outcome;
+    std::vector<double> zdot(z.size());
+    if (!model.Rhs(t, z, zdot)) {
+      SetFailure(&outcome, FromEval(model.failure().status), t, model.failure().message);
+      return outcome;
+    }
+  } else {
+    const std::size_t nx = model.model().differential.size();
+    std::vector<double> y(state.begin() + static_cast<long>(nx), state.end());
+    int iterations = 0;
+    if (!model.SolveAlgebraic(t, z.first(nx), y, &iterations)) {
+      SetFailure(&outcome, FromEval(model.failure().status), t, model.failure().message);
+      return outcome;
+    }
+    report.iterations += iterations;
+    model.SetAuxiliary(y);
+    if (z.size() > nx) std::copy(y.begin(), y.end(), z.begin() + static_cast<long>(nx));
+  }
+  model.FullState(z, state);
+  if (!model.Residuals(t, z, &report.residual_position_after, &report.residual_velocity_after)) {
+    SetFailure(&outcome, FromEval(model.failure().status), t, model.failure().message);
+    return outcome;
+  }
+  const std::vector<const model::Variable*> variables = model.model().states();
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    if (state[i] != given[i]) report.changes.push_back({variables[i]->name, given[i], state[i]});
+  }
+  return outcome;
+}
+
+}  // namespace tether::simulate

@@ -1,0 +1,104 @@
+// Names of the option enums, Options::IsValid, TerminationName, InitializationReport::ToString.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "simulate/setup_validation.h"
+#include "tether/simulate/simulation.h"
+
+namespace tether::simulate {
+namespace {
+
+std::string Num(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.10g", x);
+  return buffer;
+}
+
+std::string Short(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2g", x);
+  return buffer;
+}
+
+}  // namespace
+
+std::string_view ProjectionName(Projection p) {
+  switch (p) {
+    case Projection::kNone:
+      return "none";
+    case Projection::kBaumgarte:
+      return "baumgarte";
+    case Projection::kCoupled:
+      return "coupled";
+    case Projection::kSequential:
+      return "sequential";
+  }
+  return "unknown";
+}
+
+std::string_view MetricName(Metric m) { return m == Metric::kMass ? "mass" : "euclidean"; }
+
+bool ParseProjection(std::string_view name, Projection* out) {
+  for (Projection p : {Projection::kNone, Projection::kBaumgarte, Projection::kCoupled,
+                       Projection::kSequential}) {
+    if (ProjectionName(p) == name) {
+      *out = p;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ParseMetric(std::string_view name, Metric* out) {
+  for (Metric m : {Metric::kEuclidean, Metric::kMass}) {
+    if (MetricName(m) == name) {
+      *out = m;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Options::IsValid(std::string* why) const {
+  const std::vector<SetupProblem> problems = OptionProblems(*this);
+  if (problems.empty()) return true;
+  if (why) *why = problems.front().message;
+  return false;
+}
+
+std::string_view TerminationName(Termination t) {
+  switch (t) {
+    case Termination::kRunning:
+      return "running";
+    case Termination::kReachedEnd:
+      return "reached_end";
+    case Termination::kProjectionFailed:
+      return "projection_failed";
+    case Termination::kSingularConstraints:
+      return "singular_constraints";
+    case Termination::kStepSizeUnderflow:
+      return "step_size_underflow";
+    case Termination::kNonFinite:
+      return "non_finite";
+    case Termination::kStepLimit:
+      return "step_limit";
+    case Termination::kCancelled:
+      return "cancelled";
+  }
+  return "unknown";
+}
+
+std::string InitializationReport::ToString() const {
+  std::string text = changes.empty() ? "initial state consistent" : "initial state corrected:";
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    text += (i == 0 ? " " : ", ") + changes[i].name + " " + Num(changes[i].given) + " → " +
+            Num(changes[i].corrected);
+  }
+  text += " (‖Φ‖∞ " + Short(residual_position_before) + " → " + Short(residual_position_after) +
+          ", ‖h‖∞ " + Short(residual_velocity_before) + " → " + Short(residual_velocity_after) +
+          ", " + std::to_string(iterations) + " Newton iterations)";
+  return text;
+}
+
+}  // namespace tether::simulate

@@ -1,0 +1,183 @@
+#include "simulate/setup_validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "tether/integrate/stepper.h"
+
+namespace tether::simulate {
+namespace {
+
+std::string Num(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", x);
+  return buffer;
+}
+
+void Add(std::vector<SetupProblem>* problems, std::string path, std::string message) {
+  problems->push_back({std::move(path), std::move(message)});
+}
+
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> StateNames(const model::Model& model) {
+  std::vector<std::string> names;
+  for (const model::Variable* v : model.states()) names.push_back(v->name);
+  return names;
+}
+
+bool IsAlgebraic(const model::Model& model, const std::string& name) {
+  return std::any_of(model.algebraic.begin(), model.algebraic.end(),
+                     [&](const model::Variable& v) { return v.name == name; });
+}
+
+}  // namespace
+
+std::string DidYouMean(std::string_view name, const std::vector<std::string>& candidates) {
+  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+  std::size_t best = limit + 1;
+  const std::string* choice = nullptr;
+  for (const std::string& c : candidates) {
+    const std::size_t d = EditDistance(name, c);
+    if (d < best) {
+      best = d;
+      choice = &c;
+    }
+  }
+  return choice ? " (did you mean '" + *choice + "'?)" : "";
+}
+
+std::vector<SetupProblem> OptionProblems(const Options& o) {
+  std::vector<SetupProblem> p;
+  const auto names = integrate::StepperNames();
+  const bool known = std::find(names.begin(), names.end(), o.method) != names.end();
+  if (!known) {
+    std::vector<std::string> candidates(names.begin(), names.end());
+    std::string list;
+    for (std::string_view n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+    Add(&p, "options.method",
+        "Options::method = '" + o.method + "'; must be one of " + list +
+            DidYouMean(o.method, candidates));
+  }
+  const bool fixed_step = o.method == "euler" || o.method == "rk4" || !o.error_control;
+  if (!std::isfinite(o.step) || o.step < 0.0 || (fixed_step && o.step <= 0.0)) {
+    Add(&p, "options.step",
+        "Options::step = " + Num(o.step) +
+            (fixed_step ? "; must be > 0 for a fixed-step run" : "; must be >= 0 (0 = automatic)"));
+  }
+  if (!(o.rtol >= 1e-15 && o.rtol < 1.0)) {
+    Add(&p, "options.rtol", "Options::rtol = " + Num(o.rtol) + "; must be in [1e-15, 1)");
+  }
+  if (!(o.atol > 0.0) || !std::isfinite(o.atol)) {
+    Add(&p, "options.atol", "Options::atol = " + Num(o.atol) + "; must be > 0");
+  }
+  if (!(o.max_step >= 0.0) || !std::isfinite(o.max_step)) {
+    Add(&p, "options.max_step", "Options::max_step = " + Num(o.max_step) + "; must be >= 0");
+  }
+  if (!(o.projection_tolerance > 0.0) || !std::isfinite(o.projection_tolerance)) {
+    Add(&p, "options.projection_tolerance",
+        "Options::projection_tolerance = " + Num(o.projection_tolerance) + "; must be > 0");
+  }
+  if (o.max_newton_iterations < 1) {
+    Add(&p, "options.max_newton_iterations",
+        "Options::max_newton_iterations = " + std::to_string(o.max_newton_iterations) +
+            "; must be >= 1");
+  }
+  if (!(o.baumgarte_alpha >= 0.0) || !std::isfinite(o.baumgarte_alpha)) {
+    Add(&p, "options.baumgarte_alpha",
+        "Options::baumgarte_alpha = " + Num(o.baumgarte_alpha) + "; must be >= 0");
+  }
+  if (!(o.baumgarte_beta >= 0.0) || !std::isfinite(o.baumgarte_beta)) {
+    Add(&p, "options.baumgarte_beta",
+        "Options::baumgarte_beta = " + Num(o.baumgarte_beta) + "; must be >= 0");
+  }
+  if (!(o.output_interval >= 0.0) || !std::isfinite(o.output_interval)) {
+    Add(&p, "options.output_interval",
+        "Options::output_interval = " + Num(o.output_interval) + "; must be >= 0");
+  }
+  if (!(o.t_end > 0.0)) {
+    Add(&p, "options.t_end", "Options::t_end = " + Num(o.t_end) + "; must be > t0 = 0");
+  }
+  if (o.max_steps < 1) {
+    Add(&p, "options.max_steps", "Options::max_steps = 0; must be >= 1");
+  }
+  return p;
+}
+
+void CheckOverrides(const model::Model& model, const std::map<std::string, double>& parameters,
+                    const std::map<std::string, double>& values,
+                    std::vector<SetupProblem>* problems) {
+  std::vector<std::string> parameter_names;
+  for (const model::Parameter& prm : model.parameters) parameter_names.push_back(prm.name);
+  for (const auto& [name, value] : parameters) {
+    if (!model.FindParameter(name)) {
+      Add(problems, "parameters." + name,
+          "unknown parameter '" + name + "' of model '" + model.name + "'" +
+              DidYouMean(name, parameter_names));
+    } else if (!std::isfinite(value)) {
+      Add(problems, "parameters." + name, "parameter '" + name + "' = " + Num(value) +
+                                              "; must be finite");
+    }
+  }
+  const std::vector<std::string> states = StateNames(model);
+  for (const auto& [name, value] : values) {
+    if (std::find(states.begin(), states.end(), name) == states.end()) {
+      Add(problems, "initial." + name,
+          "unknown state '" + name + "' of model '" + model.name + "'" +
+              DidYouMean(name, states));
+    } else if (!std::isfinite(value)) {
+      Add(problems, "initial." + name, "initial value '" + name + "' = " + Num(value) +
+                                           "; must be finite");
+    }
+  }
+}
+
+std::vector<SetupProblem> SetupProblems(const Setup& setup) {
+  std::vector<SetupProblem> p = OptionProblems(setup.options);
+  if (!setup.model) {
+    Add(&p, "model", "no model given");
+    return p;
+  }
+  const model::Model& model = *setup.model;
+  CheckOverrides(model, setup.parameters, setup.initial, &p);
+  const std::vector<std::string> states = StateNames(model);
+  for (const std::string& name : setup.fixed) {
+    if (std::find(states.begin(), states.end(), name) == states.end()) {
+      Add(&p, "fixed." + name,
+          "unknown state '" + name + "' of model '" + model.name + "'" +
+              DidYouMean(name, states));
+    } else if (IsAlgebraic(model, name)) {
+      Add(&p, "fixed." + name,
+          "algebraic variable '" + name + "' is determined by the constraints and cannot be "
+          "fixed");
+    }
+  }
+  const bool mechanical = model.form == model::Form::kMechanical;
+  if (setup.options.metric == Metric::kMass && !mechanical) {
+    Add(&p, "options.metric",
+        "metric 'mass' needs a mechanical model; '" + model.name + "' is " +
+            std::string(model::FormName(model.form)));
+  }
+  if (setup.options.projection == Projection::kBaumgarte && !mechanical) {
+    Add(&p, "options.projection",
+        "projection 'baumgarte' stabilizes the mechanical form only; '" + model.name + "' is " +
+            std::string(model::FormName(model.form)));
+  }
+  return p;
+}
+
+}  // namespace tether::simulate

@@ -1,0 +1,529 @@
+// The simulation loop: stepper → projector → sampler (DESIGN.md §1).
+//
+// State between Advance calls: the last accepted, projected step (t_, z_) and the stepper's
+// dense output over [t_prev_, t_]; the last emitted sample time. Output times in (last emitted,
+// t_] are interpolated and then projected, so every emitted sample satisfies the invariants.
+// Advance stops before stepping once its sample budget is spent, so the sequence of
+// computations, and therefore every bit of every sample, is the same however the run is split
+// into Advance calls.
+#include "tether/simulate/simulation.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <utility>
+
+#include "simulate/initialization.h"
+#include "simulate/setup_validation.h"
+#include "tether/integrate/stepper.h"
+#include "tether/project/projector.h"
+#include "tether/reduce/reduced_model.h"
+
+namespace tether::simulate {
+namespace {
+
+// Relative distance under which a step end is taken to be an output point or t_end (fixed-
+// step runs): far above the rounding of t + h (≈1e-16 relative), far below any step's error.
+constexpr double kTimeSnap = 1e-9;
+
+std::string Num(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.10g", x);
+  return buffer;
+}
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+project::Method ToMethod(Projection p) {
+  switch (p) {
+    case Projection::kNone:
+      return project::Method::kNone;
+    case Projection::kBaumgarte:
+      return project::Method::kBaumgarte;
+    case Projection::kSequential:
+      return project::Method::kSequential;
+    case Projection::kCoupled:
+      break;
+  }
+  return project::Method::kCoupled;
+}
+
+project::ProjectorOptions ToProjectorOptions(const Options& o) {
+  project::ProjectorOptions p;
+  p.metric = o.metric == Metric::kMass ? project::Metric::kMass : project::Metric::kEuclidean;
+  p.newton = o.newton == NewtonVariant::kSimplified ? project::NewtonVariant::kSimplified
+                                                    : project::NewtonVariant::kFull;
+  p.tolerance = o.projection_tolerance;
+  p.max_iterations = o.max_newton_iterations;
+  return p;
+}
+
+integrate::StepperOptions ToStepperOptions(const Options& o) {
+  integrate::StepperOptions s;
+  s.step = o.step;
+  s.rtol = o.rtol;
+  s.atol = o.atol;
+  s.max_step = o.max_step;
+  s.error_control = o.error_control;
+  return s;
+}
+
+Termination FromEval(reduce::EvalStatus status) {
+  switch (status) {
+    case reduce::EvalStatus::kSingular:
+      return Termination::kSingularConstraints;
+    case reduce::EvalStatus::kNotConverged:
+      return Termination::kProjectionFailed;
+    default:
+      return Termination::kNonFinite;
+  }
+}
+
+Termination FromProjection(project::ProjectionStatus status) {
+  switch (status) {
+    case project::ProjectionStatus::kSingular:
+      return Termination::kSingularConstraints;
+    case project::ProjectionStatus::kNonFinite:
+      return Termination::kNonFinite;
+    default:
+      return Termination::kProjectionFailed;
+  }
+}
+
+// The reduced model seen as the stepper's ODE.
+class ReducedOde : public integrate::OdeSystem {
+ public:
+  explicit ReducedOde(reduce::ReducedModel* model) : model_(model) {}
+  [[nodiscard]] std::size_t size() const override { return model_->ode_size(); }
+  bool Evaluate(double t, std::span<const double> x, std::span<double> dxdt) override {
+    return model_->Rhs(t, x, dxdt);
+  }
+
+ private:
+  reduce::ReducedModel* model_;
+};
+
+}  // namespace
+
+struct Simulation::Impl {
+  Setup setup;
+  std::map<std::string, double> parameters;
+  std::unique_ptr<reduce::ReducedModel> reduced;
+  std::unique_ptr<integrate::Stepper> stepper;
+  std::unique_ptr<project::Projector> projector;
+  std::vector<Column> columns;
+  InitializationReport initialization;
+  Status status;
+  Statistics statistics;
+
+  double t = 0.0;       // time of z
+  double t_prev = 0.0;  // start of the last step (dense output valid on [t_prev, t])
+  bool has_step = false;
+  std::vector<double> z, z_new, z_sample, zdot, state;
+  std::vector<double> values, last_values;
+
+  double grid_origin = 0.0;
+  std::uint64_t grid_k = 1;  // next grid point grid_origin + grid_k·dt
+  double last_emitted = 0.0;
+  bool emitted_initial = false;
+  std::uint64_t next_index = 0;
+  project::ProjectionReport report;
+
+  Impl() = default;
+  Impl(const Impl& o)
+      : setup(o.setup),
+        parameters(o.parameters),
+        reduced(std::make_unique<reduce::ReducedModel>(*o.reduced)),
+        stepper(o.stepper->Clone()),
+        projector(o.projector->Clone()),
+        columns(o.columns),
+        initialization(o.initialization),
+        status(o.status),
+        statistics(o.statistics),
+        t(o.t),
+        t_prev(o.t_prev),
+        has_step(o.has_step),
+        z(o.z),
+        z_new(o.z_new),
+        z_sample(o.z_sample),
+        zdot(o.zdot),
+        state(o.state),
+        values(o.values),
+        last_values(o.last_values),
+        grid_origin(o.grid_origin),
+        grid_k(o.grid_k),
+        last_emitted(o.last_emitted),
+        emitted_initial(o.emitted_initial),
+        next_index(o.next_index),
+        report(o.report) {}
+
+  [[nodiscard]] const Options& options() const { return setup.options; }
+
+  bool Fail(Termination reason, std::string message) {
+    status.reason = reason;
+    status.t = t;
+    status.message = std::move(message);
+    return false;
+  }
+
+  void BuildColumns() {
+    const model::Model& m = reduced->model();
+    for (const model::Variable* v : m.states()) {
+      const bool algebraic = std::any_of(m.algebraic.begin(), m.algebraic.end(),
+                                         [&](const model::Variable& a) { return a.name == v->name; });
+      columns.push_back({v->name, v->unit, algebraic ? ColumnKind::kAlgebraic : ColumnKind::kState});
+    }
+    if (m.form == model::Form::kMechanical) {
+      for (std::size_t i = 0; i < m.constraints.size(); ++i) {
+        columns.push_back({"lambda_" + std::to_string(i + 1), "", ColumnKind::kMultiplier});
+      }
+    }
+    for (const model::Output& o : m.outputs) columns.push_back({o.name, o.unit, ColumnKind::kOutput});
+  }
+
+  void Allocate() {
+    const std::size_t n = reduced->ode_size();
+    z.assign(n, 0.0);
+    z_new.assign(n, 0.0);
+    z_sample.assign(n, 0.0);
+    zdot.assign(n, 0.0);
+    state.assign(reduced->num_states(), 0.0);
+    values.assign(columns.size(), 0.0);
+    stepper->Resize(n);
+    projector->Resize(*reduced);
+  }
+
+  // Fills `values` at (ts, zs) and emits it.
+  bool Emit(double ts, std::span<const double> zs,
+            const std::function<void(const Sample&)>& sink) {
+    ReducedOde ode(reduced.get());
+    if (!ode.Evaluate(ts, zs, zdot)) {  // λ or y at the sample
+      return Fail(FromEval(reduced->failure().status), reduced->failure().message);
+    }
+    ++statistics.rhs_evaluations;
+    const std::size_t ns = reduced->num_states();
+    reduced->FullState(zs, std::span<double>(values).first(ns));
+    std::size_t k = ns;
+    if (reduced->form() == model::Form::kMechanical) {
+      for (double lambda : reduced->auxiliary()) values[k++] = lambda;
+    }
+    reduced->Outputs(ts, std::span<const double>(values).first(ns),
+                     std::span<double>(values).subspan(k));
+    Sample sample;
+    sample.index = next_index;
+    sample.t = ts;
+    sample.values = values;
+    if (!reduced->Residuals(ts, zs, &sample.residual_position, &sample.residual_velocity)) {
+      return Fail(FromEval(reduced->failure().status), reduced->failure().message);
+    }
+    statistics.max_residual_position =
+        std::max(statistics.max_residual_position, sample.residual_position);
+    statistics.max_residual_velocity =
+        std::max(statistics.max_residual_velocity, sample.residual_velocity);
+    ++statistics.samples;
+    ++next_index;
+    last_emitted = ts;
+    last_values = values;
+    sink(sample);
+    return true;
+  }
+
+  // The next output time if it lies within the current step.
+  bool Pending(double* next) const {
+    const double t_end = options().t_end;
+    const double dt = options().output_interval;
+    double te = t;
+    if (dt > 0.0) {
+      te = grid_origin + static_cast<double>(grid_k) * dt;
+      if (te >= t_end - kTimeSnap * dt) te = t_end;
+    }
+    if (te > t || !(te > last_emitted)) return false;
+    *next = te;
+    return true;
+  }
+
+  bool EmitPending(double te, const std::function<void(const Sample&)>& sink) {
+    const double dt = options().output_interval;
+    if (dt > 0.0 && te != options().t_end) ++grid_k;
+    if (te == t) return Emit(te, z, sink);
+    stepper->Interpolate(te, z_sample);
+    ++statistics.projections;
+    if (!projector->Project(*reduced, te, z_sample, &report)) {
+      return Fail(FromProjection(report.status), report.message);
+    }
+    statistics.projection_iterations += static_cast<std::uint64_t>(report.iterations);
+    return Emit(te, z_sample, sink);
+  }
+
+  // The step to try: fixed-step runs snap onto t_end and onto a grid point within kTimeSnap·h.
+  double ProposedStep(bool* lands_on, double* landing) const {
+    const Options& o = options();
+    const double remaining = o.t_end - t;
+    *lands_on = false;
+    const bool fixed = !stepper->adaptive() || !o.error_control;
+    if (!fixed) {
+      if (!std::isfinite(remaining)) return std::numeric_limits<double>::max();
+      *lands_on = true;
+      *landing = o.t_end;
+      return remaining;
+    }
+    double h = o.step;
+    if (remaining <= h * (1.0 + kTimeSnap)) {
+      *lands_on = true;
+      *landing = o.t_end;
+      return remaining;
+    }
+    if (o.output_interval > 0.0) {
+      const double grid = grid_origin + static_cast<double>(grid_k) * o.output_interval;
+      if (std::abs(t + h - grid) <= kTimeSnap * h) {
+        *lands_on = true;
+        *landing = grid;
+        h = grid - t;
+      }
+    }
+    return h;
+  }
+
+  bool TakeStep() {
+    if (statistics.steps >= options().max_steps) {
+      return Fail(Termination::kStepLimit, "step limit of " + std::to_string(options().max_steps) +
+                                               " accepted steps reached at t = " + Num(t));
+    }
+    bool lands_on = false;
+    double landing = 0.0;
+    const double h = ProposedStep(&lands_on, &landing);
+    ReducedOde ode(reduced.get());
+    const integrate::StepResult r = stepper->Step(ode, t, z, h, z_new);
+    statistics.rhs_evaluations += static_cast<std::uint64_t>(r.evaluations);
+    statistics.rejected_steps += static_cast<std::uint64_t>(r.rejections);
+    switch (r.status) {
+      case integrate::StepStatus::kAccepted:
+        break;
+      case integrate::StepStatus::kStepSizeUnderflow:
+        return Fail(Termination::kStepSizeUnderflow,
+                    "step size underflow at t = " + Num(t) +
+                        ": the error control needed a step below the minimum; the problem may "
+                        "be stiff or singular here");
+      case integrate::StepStatus::kNonFinite:
+        return Fail(Termination::kNonFinite,
+                    "non-finite state after a step from t = " + Num(t) +
+                        "; a parameter or the state makes the right-hand side overflow");
+      case integrate::StepStatus::kRhsFailed:
+        return Fail(FromEval(reduced->failure().status), reduced->failure().message);
+    }
+    const double t_new = lands_on && r.h_taken == h ? landing : t + r.h_taken;
+    ++statistics.projections;
+    if (!projector->Project(*reduced, t_new, z_new, &report)) {
+      return Fail(FromProjection(report.status), report.message);
+    }
+    statistics.projection_iterations += static_cast<std::uint64_t>(report.iterations);
+    t_prev = t;
+    t = t_new;
+    std::swap(z, z_new);
+    has_step = true;
+    ++statistics.steps;
+    return true;
+  }
+
+  Status Advance(std::size_t max_samples, const std::function<void(const Sample&)>& sink,
+                 const std::atomic<bool>* cancel) {
+    std::size_t emitted = 0;
+    if (!emitted_initial) {
+      if (max_samples == 0) return status;
+      emitted_initial = true;
+      if (!Emit(t, z, sink)) return status;
+      ++emitted;
+    }
+    for (;;) {
+      if (last_emitted >= options().t_end) {
+        status.reason = Termination::kReachedEnd;
+        status.t = last_emitted;
+        status.message = "reached t_end = " + Num(options().t_end);
+        return status;
+      }
+      if (emitted >= max_samples) return status;
+      double te = 0.0;
+      if (Pending(&te)) {
+        if (!EmitPending(te, sink)) return status;
+        ++emitted;
+        continue;
+      }
+      if (cancel && cancel->load(std::memory_order_relaxed)) {
+        Status cancelled;
+        cancelled.reason = Termination::kCancelled;
+        cancelled.t = last_emitted;
+        cancelled.message = "cancelled at t = " + Num(last_emitted);
+        return cancelled;
+      }
+      if (!TakeStep()) return status;
+    }
+  }
+
+  // Consistent initialization of `initial` at time t0; sets z and the output grid.
+  Status Initialize(double t0, std::vector<double> initial, const std::vector<bool>& fixed) {
+    InitializationOutcome outcome = InitializeConsistently(
+        *reduced, t0, initial, fixed, ToProjectorOptions(options()), z);
+    initialization = outcome.report;
+    if (outcome.status.ended()) return outcome.status;
+    t = t0;
+    t_prev = t0;
+    has_step = false;
+    grid_origin = t0;
+    grid_k = 1;
+    last_emitted = t0;
+    stepper->Resize(z.size());
+    state = initial;
+    return outcome.status;
+  }
+
+  void ApplyParameters() {
+    std::vector<double> values_by_index;
+    for (const model::Parameter& p : reduced->model().parameters) {
+      values_by_index.push_back(parameters.at(p.name));
+    }
+    reduced->SetParameters(values_by_index);
+  }
+};
+
+Simulation::Simulation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Simulation::Simulation(const Simulation& other)
+    : impl_(std::make_unique<Impl>(*other.impl_)) {}
+Simulation::~Simulation() = default;
+
+CreateResult Simulation::Create(const Setup& setup) {
+  CreateResult result;
+  result.problems = SetupProblems(setup);
+  if (!result.problems.empty()) return result;
+  const Options& o = setup.options;
+
+  auto impl = std::make_unique<Impl>();
+  impl->setup = setup;
+  reduce::ReduceOptions reduce_options;
+  reduce_options.algebraic =
+      o.algebraic == AlgebraicMode::kOde ? reduce::AlgebraicMode::kOde : reduce::AlgebraicMode::kSolve;
+  reduce_options.newton_tolerance = o.projection_tolerance;
+  reduce_options.max_newton_iterations = std::max(o.max_newton_iterations, 20);
+  reduce::ReduceResult reduced = reduce::ReducedModel::Build(setup.model, reduce_options);
+  if (!reduced.reduced) {
+    result.problems.push_back({"model", reduced.error});
+    return result;
+  }
+  impl->reduced = std::move(reduced.reduced);
+  impl->stepper = integrate::MakeStepper(o.method, ToStepperOptions(o));
+  std::string why;
+  if (!impl->stepper || !ToStepperOptions(o).IsValid(&why)) {
+    result.problems.push_back({"options", why.empty() ? "invalid stepper options" : why});
+    return result;
+  }
+  impl->projector = project::MakeProjector(ToMethod(o.projection), ToProjectorOptions(o));
+  if (o.projection == Projection::kBaumgarte) {
+    impl->reduced->SetBaumgarte(o.baumgarte_alpha, o.baumgarte_beta);
+  }
+  for (const model::Parameter& p : setup.model->parameters) impl->parameters[p.name] = p.value;
+  for (const auto& [name, value] : setup.parameters) impl->parameters[name] = value;
+  impl->ApplyParameters();
+  impl->BuildColumns();
+  impl->Allocate();
+
+  std::vector<double> initial;
+  std::vector<bool> fixed;
+  for (const model::Variable* v : setup.model->states()) {
+    double value = 0.0;
+    if (auto it = setup.model->initial.find(v->name); it != setup.model->initial.end()) value = it->second;
+    if (auto it = setup.initial.find(v->name); it != setup.initial.end()) value = it->second;
+    initial.push_back(value);
+    fixed.push_back(std::find(setup.fixed.begin(), setup.fixed.end(), v->name) != setup.fixed.end());
+  }
+  result.status = impl->Initialize(0.0, std::move(initial), fixed);
+  if (result.status.ended()) return result;
+  result.simulation.reset(new Simulation(std::move(impl)));
+  return result;
+}
+
+const model::Model& Simulation::model() const { return *impl_->setup.model; }
+const std::vector<Column>& Simulation::columns() const { return impl_->columns; }
+const InitializationReport& Simulation::initialization() const { return impl_->initialization; }
+const Options& Simulation::options() const { return impl_->setup.options; }
+const std::map<std::string, double>& Simulation::parameters() const { return impl_->parameters; }
+double Simulation::time() const { return impl_->last_emitted; }
+std::uint64_t Simulation::next_sample_index() const { return impl_->next_index; }
+const Status& Simulation::status() const { return impl_->status; }
+const Statistics& Simulation::statistics() const { return impl_->statistics; }
+
+std::vector<double> Simulation::CurrentValues() const {
+  if (!impl_->last_values.empty()) return impl_->last_values;
+  // Before the first sample: the initial state, as sample 0 will carry it.
+  Impl copy(*impl_);
+  std::vector<double> values;
+  copy.Emit(copy.t, copy.z, [&](const Sample& s) { values.assign(s.values.begin(), s.values.end()); });
+  return values;
+}
+
+Status Simulation::Advance(std::size_t max_samples,
+                           const std::function<void(const Sample&)>& sink,
+                           const std::atomic<bool>* cancel) {
+  if (impl_->status.ended()) return impl_->status;
+  const double start = ThreadCpuSeconds();
+  Status s = impl_->Advance(max_samples, sink, cancel);
+  impl_->statistics.cpu_seconds += ThreadCpuSeconds() - start;
+  return s;
+}
+
+std::vector<SetupProblem> Simulation::SetHorizon(double t_end, double output_interval) {
+  Options changed = impl_->setup.options;
+  changed.t_end = t_end;
+  changed.output_interval = output_interval;
+  std::vector<SetupProblem> problems;
+  for (SetupProblem& p : OptionProblems(changed)) {
+    if (p.path == "options.t_end" || p.path == "options.output_interval") problems.push_back(p);
+  }
+  if (problems.empty() && !(t_end > impl_->last_emitted)) {
+    problems.push_back({"options.t_end", "t_end = " + Num(t_end) +
+                                             "; must be after the last emitted sample at t = " +
+                                             Num(impl_->last_emitted)});
+  }
+  if (!problems.empty()) return problems;
+  impl_->setup.options = changed;
+  impl_->grid_origin = impl_->last_emitted;
+  impl_->grid_k = 1;
+  if (impl_->status.reason == Termination::kReachedEnd) impl_->status = Status{};
+  return problems;
+}
+
+CreateResult Simulation::Update(const std::map<std::string, double>& parameters,
+                                const std::map<std::string, double>& values) {
+  CreateResult result;
+  CheckOverrides(*impl_->setup.model, parameters, values, &result.problems);
+  if (!result.problems.empty()) return result;
+  Impl& impl = *impl_;
+  for (const auto& [name, value] : parameters) impl.parameters[name] = value;
+  impl.ApplyParameters();
+  // Start from the state of the last emitted sample (or the initial state).
+  std::vector<double> state = CurrentValues();
+  state.resize(impl.reduced->num_states());
+  std::vector<bool> fixed(state.size(), false);
+  const std::vector<const model::Variable*> variables = impl.reduced->model().states();
+  for (std::size_t i = 0; i < variables.size(); ++i) {
+    if (auto it = values.find(variables[i]->name); it != values.end()) {
+      state[i] = it->second;
+      fixed[i] = true;  // the values asked for are kept; the others adapt to them
+    }
+  }
+  result.status = impl.Initialize(impl.last_emitted, std::move(state), fixed);
+  if (result.status.ended()) {
+    impl.status = result.status;
+  } else {
+    impl.status = Status{};  // a re-initialized run continues, whatever ended it before
+    impl.last_values.clear();
+  }
+  return result;
+}
+
+}  // namespace tether::simulate

@@ -1,0 +1,224 @@
+// Setup validation, failure paths, pause/resume and forking of a Simulation.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+
+#include "core/simulate/pendulum_spec.h"
+#include "core/simulate/sim_helpers.h"
+
+namespace tether::testing {
+namespace {
+
+using simulate::Projection;
+using simulate::Termination;
+using SimSetup = simulate::Setup;
+
+SimSetup Seed(double t_end = 5.0) {
+  SimSetup setup;
+  setup.model = Pendulum();
+  setup.options.method = "dp5";
+  setup.options.t_end = t_end;
+  setup.options.output_interval = 0.05;
+  return setup;
+}
+
+bool HasProblem(const simulate::CreateResult& r, const std::string& path,
+                const std::string& text) {
+  for (const auto& p : r.problems) {
+    if (p.path == path && p.message.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(Setup, DefaultOptionsAreValid) {
+  std::string why;
+  EXPECT_TRUE(simulate::Options{}.IsValid(&why)) << why;
+}
+
+TEST(Setup, BadNamesAndValuesAreReportedByPathWithSuggestions) {
+  SimSetup setup = Seed();
+  setup.parameters["gg"] = 9.8;
+  setup.initial["vz"] = 0.0;
+  setup.fixed = {"xx"};
+  setup.options.rtol = -1.0;
+  setup.options.method = "dp6";
+  const simulate::CreateResult r = simulate::Simulation::Create(setup);
+  EXPECT_FALSE(r.simulation);
+  EXPECT_TRUE(HasProblem(r, "parameters.gg", "unknown parameter 'gg'"));
+  EXPECT_TRUE(HasProblem(r, "parameters.gg", "did you mean 'g'?"));
+  EXPECT_TRUE(HasProblem(r, "initial.vz", "did you mean 'vx'?"));
+  EXPECT_TRUE(HasProblem(r, "fixed.xx", "did you mean 'x'?"));
+  EXPECT_TRUE(HasProblem(r, "options.rtol", "Options::rtol = -1; must be in [1e-15, 1)"));
+  EXPECT_TRUE(HasProblem(r, "options.method", "did you mean 'dp5'?"));
+}
+
+TEST(Setup, MassMetricNeedsAMechanicalModel) {
+  SimSetup setup;
+  setup.model = ParseOrDie(R"json({"name": "lin", "form": "index1", "differential": ["x"],
+      "algebraic": ["y"], "rhs": ["-y"], "constraints": ["y - x"], "initial": {"x": 1, "y": 1}})json");
+  setup.options.metric = simulate::Metric::kMass;
+  const simulate::CreateResult r = simulate::Simulation::Create(setup);
+  EXPECT_TRUE(HasProblem(r, "options.metric", "needs a mechanical model"));
+}
+
+TEST(Setup, FixedValuesAreKeptByInitialization) {
+  SimSetup setup = Seed();
+  setup.fixed = {"x"};
+  auto sim = CreateOrFail(setup);
+  ASSERT_TRUE(sim);
+  // x = 0.86 held: y moves alone onto the circle, y = √(ℓ² − x²).
+  const auto& changes = sim->initialization().changes;
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].name, "y");
+  EXPECT_NEAR(changes[0].corrected, std::sqrt(kLength * kLength - kX0 * kX0), 1e-14);
+}
+
+TEST(Failure, DependentConstraintsAreNamed) {
+  SimSetup setup = Seed();
+  setup.model = ParseOrDie(R"json({"name": "twice", "form": "mechanical",
+      "parameters": {"m": {"value": 2.0}, "l": {"value": 2.5}, "g": {"value": 9.81}},
+      "coordinates": ["x", "y"], "velocities": ["vx", "vy"], "mass": [["m", "0"], ["0", "m"]],
+      "forces": ["0", "-m*g"],
+      "constraints": ["x^2 + y^2 - l^2", "2*(x^2 + y^2 - l^2)"],
+      "initial": {"x": 0.86, "y": 2.35}})json");
+  const simulate::CreateResult r = simulate::Simulation::Create(setup);
+  ASSERT_TRUE(r.problems.empty());
+  EXPECT_FALSE(r.simulation);
+  EXPECT_EQ(r.status.reason, Termination::kSingularConstraints);
+  EXPECT_NE(r.status.message.find("rank-deficient at t = 0"), std::string::npos) << r.status.message;
+  EXPECT_NE(r.status.message.find("'constraints[0]', 'constraints[1]'"), std::string::npos)
+      << r.status.message;
+}
+
+TEST(Failure, AStepTooLargeForNewtonEndsWithProjectionFailed) {
+  SimSetup setup = Seed();
+  setup.options.method = "rk4";
+  setup.options.step = 0.3;              // ωh ≈ 0.6: x̃ lands ~1e-3 off the circle
+  setup.options.max_newton_iterations = 1;  // one Newton step cannot reach 1e-12 from there
+  auto sim = CreateOrFail(setup);
+  ASSERT_TRUE(sim);
+  std::vector<Row> rows;
+  const simulate::Status status = sim->Advance(1000, Collect(&rows));
+  EXPECT_EQ(status.reason, Termination::kProjectionFailed);
+  EXPECT_EQ(status.t, 0.0);
+  EXPECT_NE(status.message.find("projection did not converge at t = 0.3 after 1 iterations"),
+            std::string::npos) << status.message;
+  EXPECT_NE(status.message.find("the step may be too large for this constraint curvature"),
+            std::string::npos);
+  ASSERT_EQ(rows.size(), 1u);  // the last good state is sample 0 …
+  EXPECT_EQ(sim->CurrentValues(), rows[0].values);  // … and it is kept
+  EXPECT_EQ(sim->Advance(10, Collect(&rows)).reason, Termination::kProjectionFailed);  // sticky
+}
+
+TEST(Failure, ANonFiniteRightHandSideEndsWithNonFinite) {
+  SimSetup setup = Seed();
+  // log(tc − t) leaves its domain for t > tc: the stage at t = 0.505 of the step from 0.5 is NaN.
+  setup.model = ParseOrDie(R"json({"name": "blowup", "form": "mechanical",
+      "parameters": {"m": {"value": 2.0}, "l": {"value": 2.5}, "g": {"value": 9.81},
+                     "tc": {"value": 1.0}},
+      "coordinates": ["x", "y"], "velocities": ["vx", "vy"], "mass": [["m", "0"], ["0", "m"]],
+      "forces": ["log(tc - t)", "-m*g"], "constraints": ["x^2 + y^2 - l^2"],
+      "initial": {"x": 1.5, "y": -2.0}})json");
+  setup.parameters["tc"] = 0.503;
+  setup.options.method = "rk4";
+  setup.options.step = 0.01;
+  setup.options.output_interval = 0.1;
+  auto sim = CreateOrFail(setup);
+  ASSERT_TRUE(sim);
+  std::vector<Row> rows;
+  const simulate::Status status = sim->Advance(1000, Collect(&rows));
+  EXPECT_EQ(status.reason, Termination::kNonFinite) << status.message;
+  EXPECT_NEAR(status.t, 0.5, 1e-12);
+  EXPECT_NE(status.message.find("non-finite"), std::string::npos) << status.message;
+  ASSERT_EQ(rows.size(), 6u);  // 0, 0.1, …, 0.5
+  EXPECT_EQ(sim->CurrentValues(), rows.back().values);
+}
+
+TEST(RunControl, ChunksOfSevenGiveTheSameSamplesAsOneAdvance) {
+  auto whole = CreateOrFail(Seed());
+  auto chunked = CreateOrFail(Seed());
+  ASSERT_TRUE(whole && chunked);
+  const std::vector<Row> all = RunAll(*whole);
+  std::vector<Row> pieces;
+  simulate::Status status;
+  do {
+    const std::size_t before = pieces.size();
+    status = chunked->Advance(7, Collect(&pieces));
+    EXPECT_LE(pieces.size() - before, 7u);
+  } while (status.reason == Termination::kRunning);
+  EXPECT_EQ(status.reason, Termination::kReachedEnd);
+  ASSERT_EQ(pieces.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    ASSERT_EQ(pieces[i].index, i);
+    ASSERT_EQ(pieces[i].t, all[i].t);
+    ASSERT_EQ(pieces[i].values, all[i].values) << "sample " << i;  // bit for bit
+  }
+}
+
+TEST(RunControl, AForkContinuesIdentically) {
+  auto original = CreateOrFail(Seed());
+  ASSERT_TRUE(original);
+  std::vector<Row> head;
+  original->Advance(30, Collect(&head));
+  simulate::Simulation fork(*original);
+  EXPECT_EQ(fork.next_sample_index(), 30u);
+  const std::vector<Row> a = RunAll(*original);
+  const std::vector<Row> b = RunAll(fork);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].index, b[i].index);
+    ASSERT_EQ(a[i].values, b[i].values);
+  }
+}
+
+TEST(RunControl, CancelPausesAndTheNextAdvanceResumes) {
+  auto sim = CreateOrFail(Seed(1.0));
+  auto reference = CreateOrFail(Seed(1.0));
+  ASSERT_TRUE(sim && reference);
+  std::atomic<bool> cancel{false};
+  std::vector<Row> rows;
+  sim->Advance(5, Collect(&rows));
+  cancel = true;
+  EXPECT_EQ(sim->Advance(5, Collect(&rows), &cancel).reason, Termination::kCancelled);
+  EXPECT_EQ(sim->status().reason, Termination::kRunning);
+  cancel = false;
+  sim->Advance(1000, Collect(&rows), &cancel);
+  const std::vector<Row> all = RunAll(*reference);
+  ASSERT_EQ(rows.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) ASSERT_EQ(rows[i].values, all[i].values);
+}
+
+TEST(RunControl, SetHorizonExtendsAFinishedRun) {
+  auto sim = CreateOrFail(Seed(1.0));
+  ASSERT_TRUE(sim);
+  std::vector<Row> rows = RunAll(*sim);
+  EXPECT_EQ(rows.back().t, 1.0);
+  EXPECT_TRUE(sim->SetHorizon(2.0, 0.25).empty());
+  EXPECT_FALSE(sim->SetHorizon(0.5, 0.1).empty());  // before the last sample
+  std::vector<Row> more = RunAll(*sim);
+  ASSERT_EQ(more.size(), 4u);  // 1.25, 1.5, 1.75, 2
+  EXPECT_EQ(more.front().index, rows.size());
+  EXPECT_EQ(more.back().t, 2.0);
+}
+
+TEST(RunControl, UpdateReinitializesWithNewParameters) {
+  auto sim = CreateOrFail(Seed(1.0));
+  ASSERT_TRUE(sim);
+  std::vector<Row> rows;
+  sim->Advance(5, Collect(&rows));
+  const simulate::CreateResult r = sim->Update({{"l", 2.0}}, {});
+  ASSERT_TRUE(r.problems.empty());
+  ASSERT_FALSE(r.status.ended()) << r.status.message;
+  EXPECT_EQ(sim->parameters().at("l"), 2.0);
+  std::vector<Row> after = RunAll(*sim);
+  ASSERT_FALSE(after.empty());
+  EXPECT_EQ(after.front().index, 5u);
+  const Row& last = after.back();
+  // On the new circle of radius 2 (scaled residual 1e-12 with scale 2ℓ² = 8).
+  EXPECT_NEAR(last.values[0] * last.values[0] + last.values[1] * last.values[1], 4.0, 8e-12);
+  EXPECT_TRUE(HasProblem(sim->Update({{"ll", 1.0}}, {}), "parameters.ll", "did you mean 'l'?"));
+}
+
+}  // namespace
+}  // namespace tether::testing
