@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tether/expr/expr.h"
@@ -206,6 +207,71 @@ inline Bounded EvaluateTree(const Tree& t, const std::vector<double>& x) {
     }
   }
   return {};
+}
+
+// Evaluation of a node of `c` (built from +, −, ·, /, negation, constant powers with positive
+// integer exponents, sin, cos, atan, exp: what trees and their derivatives contain) with the
+// same running error bound as EvaluateTree. `value_of` gives each symbol's value (exact).
+template <typename ValueOf>
+Bounded EvaluateBounded(const Context& c, Expr e, const ValueOf& value_of,
+                        std::unordered_map<std::uint32_t, Bounded>* memo) {
+  constexpr double u = kUnitRoundoff;
+  if (auto it = memo->find(e.id); it != memo->end()) return it->second;
+  const auto args = c.operands(e);
+  auto arg = [&](std::size_t i) { return EvaluateBounded(c, args[i], value_of, memo); };
+  Bounded r{std::nan(""), std::nan("")};
+  switch (c.op(e)) {
+    case Op::kConstant: r = {c.constant_value(e), 0.0}; break;
+    case Op::kSymbol: r = {value_of(e), 0.0}; break;
+    case Op::kAdd:
+    case Op::kSub: {
+      const Bounded a = arg(0), b = arg(1);
+      const double v = c.op(e) == Op::kAdd ? a.value + b.value : a.value - b.value;
+      r = {v, a.error + b.error + u * (std::fabs(a.value) + std::fabs(b.value))};
+      break;
+    }
+    case Op::kMul: {
+      const Bounded a = arg(0), b = arg(1);
+      const double v = a.value * b.value;
+      r = {v, a.error * std::fabs(b.value) + b.error * std::fabs(a.value) + a.error * b.error +
+                  u * std::fabs(v)};
+      break;
+    }
+    case Op::kDiv: {  // requires |b| > its error, true for the 1 + x² denominators of trees
+      const Bounded a = arg(0), b = arg(1);
+      const double v = a.value / b.value;
+      r = {v, (a.error + std::fabs(v) * b.error) / (std::fabs(b.value) - b.error) + u * std::fabs(v)};
+      break;
+    }
+    case Op::kNeg: r = {-arg(0).value, arg(0).error}; break;
+    case Op::kPow: {  // xⁿ, n a positive integer: n(|x| + e)ⁿ⁻¹ e, plus 2 log₂ n + 2 roundings
+      const Bounded a = arg(0);
+      const double n = c.constant_value(args[1]);
+      const double v = std::pow(a.value, n);
+      r = {v, n * std::pow(std::fabs(a.value) + a.error, n - 1) * a.error +
+                  (2 * std::log2(n) + 2) * u * std::fabs(v)};
+      break;
+    }
+    case Op::kSin:
+    case Op::kCos:
+    case Op::kAtan: {  // Lipschitz constant 1, |value| ≤ π/2, libm within 1 ulp
+      const Bounded a = arg(0);
+      const double v = c.op(e) == Op::kSin   ? std::sin(a.value)
+                       : c.op(e) == Op::kCos ? std::cos(a.value)
+                                             : std::atan(a.value);
+      r = {v, a.error + 4 * u};
+      break;
+    }
+    case Op::kExp: {
+      const Bounded a = arg(0);
+      const double v = std::exp(a.value);
+      r = {v, v * std::expm1(a.error) + 2 * u * v};
+      break;
+    }
+    default: break;  // not produced by trees: NaN bound fails the comparison
+  }
+  memo->emplace(e.id, r);
+  return r;
 }
 
 }  // namespace tether::expr::testing
