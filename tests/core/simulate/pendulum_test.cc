@@ -70,11 +70,12 @@ TEST(Pendulum, InitializationCorrectsTheOffCircleStartAndReportsIt) {
   ASSERT_EQ(init.changes.size(), 2u);  // x and y; v0 = 0 already satisfies h = 2qᵀv = 0
   double xc, yc;
   CorrectedStart(&xc, &yc);
-  // Newton converges quadratically onto the exact closest point: agreement to a few ulps of ℓ.
+  // Newton stops at |Φ| ≤ 1e-12·2ℓ²; the distance to the closest point of the circle is then
+  // at most |Φ|/‖∇Φ‖ = 1e-12·2ℓ²/(2ℓ) = 1e-12·ℓ.
   EXPECT_EQ(init.changes[0].name, "x");
-  EXPECT_NEAR(init.changes[0].corrected, xc, 1e-14);
+  EXPECT_NEAR(init.changes[0].corrected, xc, 1e-12 * kLength);
   EXPECT_EQ(init.changes[1].name, "y");
-  EXPECT_NEAR(init.changes[1].corrected, yc, 1e-14);
+  EXPECT_NEAR(init.changes[1].corrected, yc, 1e-12 * kLength);
   const std::string text = init.ToString();
   EXPECT_NE(text.find("initial state corrected: x 0.86 → 0.859"), std::string::npos) << text;
   EXPECT_NE(text.find("y 2.35 → 2.34"), std::string::npos) << text;
@@ -86,12 +87,15 @@ TEST(Pendulum, LambdaAtStartIsEquation11_4OnTheCorrectedStart) {
   std::vector<Row> rows;
   sim->Advance(1, Collect(&rows));
   ASSERT_EQ(rows.size(), 1u);
-  double xc, yc;
-  CorrectedStart(&xc, &yc);
-  // Eq. 11.4 with v = 0: λ = m g y / (2 ℓ²); one LDLT solve, so a few ulps.
-  const double lambda = kMass * kGravity * yc / (2.0 * kLength * kLength);
-  EXPECT_NEAR(rows[0].values[Column(*sim, "lambda_1")], lambda, 1e-13);
-  EXPECT_NEAR(lambda, 3.69, 0.005);  // chapter 11: λ0 = 3.69
+  // Eq. 11.4 with v = 0 on the corrected start: λ = −m/(2 qᵀq)(vᵀv − g y) = m g y/(2 qᵀq);
+  // one 1×1 LDLT solve, so agreement to a few ulps (1e-14 relative).
+  const double x = rows[0].values[0];
+  const double y = rows[0].values[1];
+  const double lambda = kMass * kGravity * y / (2.0 * (x * x + y * y));
+  EXPECT_NEAR(rows[0].values[Column(*sim, "lambda_1")], lambda, 1e-14 * lambda);
+  // Chapter 11 prints λ0 = 3.69 (two decimals, and for the uncorrected q0 whose y is 0.1 %
+  // larger): 3.685 on the circle is within the print's rounding plus that shift.
+  EXPECT_NEAR(lambda, 3.69, 0.01);
 }
 
 TEST(Pendulum, WithoutProjectionTheConstraintDrifts) {
@@ -193,14 +197,18 @@ TEST(Pendulum, EnergyIsConservedWithinTheToleranceBound) {
 struct OrderCase {
   const char* method;
   int order;
-  double h;  // coarse step; errors stay far above rounding and in the asymptotic range
+  double h;       // coarse step; both errors stay far above rounding, in the asymptotic range
+  double t_end;   // horizon [s]
 };
 
 class PendulumOrder : public ::testing::TestWithParam<OrderCase> {};
 
 double EndError(const OrderCase& c, double h, double x_ref, double y_ref) {
-  SimSetup setup = PendulumSetup(c.method, Projection::kCoupled, 1.0);
+  SimSetup setup = PendulumSetup(c.method, Projection::kCoupled, c.t_end);
   setup.options.step = h;
+  // The projection stops within 1e-14 (scaled) of the manifold: far below the smallest error
+  // measured here (≥ 1e-11), so Newton's stopping error does not flatten the ratio.
+  setup.options.projection_tolerance = 1e-14;
   setup.options.error_control = false;
   setup.options.output_interval = 0.0;
   auto sim = CreateOrFail(setup);
@@ -208,7 +216,7 @@ double EndError(const OrderCase& c, double h, double x_ref, double y_ref) {
   simulate::Status status;
   const std::vector<Row> rows = RunAll(*sim, &status);
   EXPECT_EQ(status.reason, simulate::Termination::kReachedEnd) << status.message;
-  EXPECT_EQ(rows.back().t, 1.0);
+  EXPECT_EQ(rows.back().t, c.t_end);
   return std::hypot(rows.back().values[0] - x_ref, rows.back().values[1] - y_ref);
 }
 
@@ -217,7 +225,7 @@ TEST_P(PendulumOrder, ErrorRatioUnderHalvingIsTwoToTheOrder) {
   double xc, yc;
   CorrectedStart(&xc, &yc);
   double x_ref, y_ref;
-  AngleReference(std::atan2(xc, -yc), 1.0, &x_ref, &y_ref);
+  AngleReference(std::atan2(xc, -yc), c.t_end, &x_ref, &y_ref);
   const double e1 = EndError(c, c.h, x_ref, y_ref);
   const double e2 = EndError(c, c.h / 2, x_ref, y_ref);
   const double observed = std::log2(e1 / e2);
@@ -227,9 +235,11 @@ TEST_P(PendulumOrder, ErrorRatioUnderHalvingIsTwoToTheOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Steppers, PendulumOrder,
-                         ::testing::Values(OrderCase{"euler", 1, 2e-3}, OrderCase{"rk4", 4, 0.02},
-                                           OrderCase{"dp5", 5, 0.05},
-                                           OrderCase{"dop853", 8, 0.1}),
+                         // DP5's fifth-order error constant is small (it was optimized), so the sixth-order term
+// dominates on [0, 1] at moderate h; over 5 s the fifth-order term does.
+::testing::Values(OrderCase{"euler", 1, 2e-3, 1.0}, OrderCase{"rk4", 4, 0.02, 1.0},
+                                           OrderCase{"dp5", 5, 0.05, 5.0},
+                                           OrderCase{"dop853", 8, 0.2, 1.0}),
                          [](const auto& param_info) { return std::string(param_info.param.method); });
 
 }  // namespace
