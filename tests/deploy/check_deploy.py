@@ -177,27 +177,39 @@ def install_targets(source_dir):
     return targets
 
 
-def linked_packages(binary, problems):
-    """Debian packages owning the shared libraries `binary` loads (via ldd and dpkg -S)."""
+def dpkg_file_owners():
+    """{installed file path: package}, read from dpkg's file lists (one `dpkg -S` per library
+    would scan them all each time)."""
+    owners = {}
+    info = "/var/lib/dpkg/info"
+    for name in os.listdir(info):
+        if not name.endswith(".list"):
+            continue
+        package = name[:-len(".list")].split(":")[0]
+        with open(os.path.join(info, name), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                owners.setdefault(line.rstrip("\n"), package)
+    return owners
+
+
+def linked_packages(binary, owners, problems):
+    """Debian packages owning the shared libraries `binary` loads (via ldd): {library: package}."""
     result = subprocess.run(["ldd", binary], capture_output=True, text=True)
     if not problems.check(result.returncode == 0, f"ldd {binary} failed: {result.stderr.strip()}"):
         return {}
-    owners = {}
+    found = {}
     for line in result.stdout.splitlines():
         match = re.search(r"=>\s+(/\S+)", line)
         if not match:
             continue
         library = match.group(1)
-        package = None
-        for candidate in (library, os.path.realpath(library),
-                          re.sub(r"^/lib/", "/usr/lib/", library),
-                          re.sub(r"^/usr/lib/", "/lib/", library)):
-            found = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
-            if found.returncode == 0:
-                package = found.stdout.split(":")[0]
-                break
-        owners[os.path.basename(library)] = package
-    return owners
+        # Merged /usr: ldd may name /lib/... where dpkg lists /usr/lib/... or the reverse.
+        candidates = (library, os.path.realpath(library),
+                      re.sub(r"^/lib/", "/usr/lib/", library),
+                      re.sub(r"^/usr/lib/", "/lib/", library))
+        found[os.path.basename(library)] = next(
+            (owners[c] for c in candidates if c in owners), None)
+    return found
 
 
 def preset_field(presets, name, field):
@@ -284,8 +296,9 @@ def check_dockerfile(source_dir, binaries):
     expected = ci_command(source_dir)
     problems.check(expected is not None, ".ci/run: no `exec COMMAND` line found")
     test_runs = [shell_commands(i.rest) for i in stages["test"] if i.keyword == "RUN"]
-    problems.check(test_runs == [[expected]], f"Dockerfile: the test stage runs {test_runs}, "
-                   f"but .ci/run runs {expected}")
+    shown = "; ".join(" && ".join(" ".join(c) for c in run) for run in test_runs)
+    problems.check(test_runs == [[expected]], f"Dockerfile: the test stage runs `{shown}`, "
+                   f"but .ci/run runs `{' '.join(expected or [])}`")
 
     # Runtime stage: the installed binaries, non-root, port, health check, entrypoint.
     runtime = stages["runtime"]
@@ -328,12 +341,13 @@ def check_dockerfile(source_dir, binaries):
                 if command[:2] == ["apt-get", "install"]:
                     listed.update(w for w in command[2:] if not w.startswith("-"))
     if binaries is not None:
+        owners = dpkg_file_owners()
         for binary in binaries:
             if not problems.check(binary and os.path.isfile(binary),
                                   f"built binary '{binary}' not found: build tether-server and "
                                   "tether before this test"):
                 continue
-            for library, package in sorted(linked_packages(binary, problems).items()):
+            for library, package in sorted(linked_packages(binary, owners, problems).items()):
                 problems.check(package is not None,
                                f"{os.path.basename(binary)} loads {library}, owned by no package")
                 problems.check(package is None or package in listed | BASE_IMAGE_PACKAGES,
