@@ -1,0 +1,33 @@
+#include "common/cpu_timer.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace tether::bench {
+namespace {
+
+double Seconds(clockid_t clock) {
+  timespec now{};
+  clock_gettime(clock, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+}  // namespace
+
+double ProcessCpuSeconds() { return Seconds(CLOCK_PROCESS_CPUTIME_ID); }
+double ThreadCpuSeconds() { return Seconds(CLOCK_THREAD_CPUTIME_ID); }
+double WallSeconds() { return Seconds(CLOCK_MONOTONIC); }
+
+double MinCpuSeconds(int repeats, const std::function<void()>& work) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < std::max(repeats, 1); ++r) {
+    const double start = ProcessCpuSeconds();
+    work();
+    best = std::min(best, ProcessCpuSeconds() - start);
+  }
+  return best;
+}
+
+}  // namespace tether::bench
