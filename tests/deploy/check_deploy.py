@@ -16,6 +16,11 @@ Each subcommand is one ctest test (tests/deploy/CMakeLists.txt):
       consistent hashing on the header deploy/README.md documents (Envoy is not installed here).
   compose SOURCE_DIR
       deploy/compose.yaml runs the server as the manifests do and a sweep of Simulate calls.
+  server SOURCE_DIR SERVER_BIN CLIENT_BIN
+      The built tether-server starts with the Deployment's arguments (on a free loopback port)
+      and a models dir laid out as a ConfigMap volume is (links into ..data), the image's
+      HEALTHCHECK command reports it healthy, the ConfigMap's models are listed, and SIGTERM
+      ends it with exit 0 within the drain grace.
 
 Every problem is printed on its own line, naming the file and what disagrees; the exit code is
 1 if there was any. Run with Debian's interpreter (/usr/bin/python3, which has python3-yaml).
@@ -24,8 +29,13 @@ Every problem is printed on its own line, naming the file and what disagrees; th
 import os
 import re
 import shlex
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
 
 import yaml
 
@@ -72,6 +82,13 @@ def parse_duration_seconds(text):
     if not parts or "".join(n + u for n, u in parts) != text:
         return None
     return sum(float(n) * units[u] for n, u in parts)
+
+
+def drain_grace_seconds(args):
+    """tether-server's --drain-grace (integer milliseconds) in seconds; None if absent or not
+    an integer."""
+    value = flag_values(args).get("--drain-grace", "")
+    return int(value) / 1000 if value.isdigit() else None
 
 
 def flag_values(args):
@@ -399,8 +416,8 @@ def check_manifests(source_dir, rendered):
     problems.check(flags.get("--listen") == f"0.0.0.0:{GRPC_PORT}",
                    f"Deployment/tether: --listen is {flags.get('--listen')}, "
                    f"expected 0.0.0.0:{GRPC_PORT}")
-    drain = parse_duration_seconds(flags.get("--drain-grace", ""))
-    problems.check(drain is not None, "Deployment/tether: no --drain-grace=DURATION argument")
+    drain = drain_grace_seconds(container.get("args", []))
+    problems.check(drain is not None, "Deployment/tether: no --drain-grace=MILLISECONDS argument")
     ports = [p.get("containerPort") for p in container.get("ports", [])]
     problems.check(GRPC_PORT in ports, f"Deployment/tether: containerPort {GRPC_PORT} not declared")
 
@@ -622,7 +639,7 @@ def check_compose(source_dir):
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
     problems.check(server.get("command") == args, f"compose.yaml: the server runs "
                    f"{server.get('command')}, the Deployment {args}")
-    drain = parse_duration_seconds(flag_values(args).get("--drain-grace", ""))
+    drain = drain_grace_seconds(args)
     stop = parse_duration_seconds(str(server.get("stop_grace_period", "10s")))
     problems.check(drain is not None and stop is not None and stop > drain,
                    f"compose.yaml: stop_grace_period {stop} s must exceed the drain grace {drain} s")
@@ -653,10 +670,119 @@ def check_compose(source_dir):
                    "compose.yaml: the proxy does not mount deploy/envoy.yaml")
     return problems.finish("compose")
 
+# ---------------------------------------------------------------------------------- server
+
+
+def configmap_volume(source, target):
+    """Lays out `target` as the kubelet mounts a ConfigMap: the files in a timestamped hidden
+    directory, `..data` linking to it, and one link per key through `..data`."""
+    payload = os.path.join(target, "..2026_01_01_00_00_00.000000000")
+    os.makedirs(payload)
+    for name in os.listdir(source):
+        if name.endswith(".json"):
+            shutil.copy(os.path.join(source, name), payload)
+            os.symlink(os.path.join("..data", name), os.path.join(target, name))
+    os.symlink(os.path.basename(payload), os.path.join(target, "..data"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, process, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def run_client(problems, what, command, timeout=20):
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        problems.check(False, f"{what}: `{' '.join(command)}` did not finish in {timeout} s")
+        return None
+    problems.check(result.returncode == 0, f"{what}: `{' '.join(command)}` exited "
+                   f"{result.returncode}: {result.stderr.strip()}")
+    return result
+
+
+def check_server(source_dir, server_bin, client_bin):
+    problems = Problems()
+    for binary in (server_bin, client_bin):
+        problems.check(binary and os.path.isfile(binary), f"built binary '{binary}' not found: "
+                       "build tether-server and tether before this test")
+    if problems.items:
+        return problems.finish("server")
+    deployment = yaml.safe_load(read(os.path.join(source_dir, "deploy/k8s/deployment.yaml")))
+    args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    drain = drain_grace_seconds(args)
+    problems.check(drain is not None, "deployment.yaml: no --drain-grace=MILLISECONDS argument")
+    _, stages, _ = parse_dockerfile(read(os.path.join(source_dir, "Dockerfile")))
+    health = next((i.rest for i in stages.get("runtime", []) if i.keyword == "HEALTHCHECK"), "")
+    health_command = yaml.safe_load(health[health.index("CMD") + 3:].strip()) if "CMD" in health \
+        else None
+    problems.check(isinstance(health_command, list), "Dockerfile: no exec-form HEALTHCHECK CMD")
+    if problems.items:
+        return problems.finish("server")
+
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory(prefix="tether-deploy-") as scratch:
+        models_dir = os.path.join(scratch, "models")
+        os.makedirs(models_dir)
+        configmap_volume(os.path.join(source_dir, "deploy/k8s/models"), models_dir)
+        # The Deployment's arguments, but on a free loopback port and the scratch models dir.
+        command = [server_bin]
+        for arg in args:
+            if arg.startswith("--listen="):
+                arg = f"--listen={address}"
+            elif arg.startswith("--models-dir="):
+                arg = f"--models-dir={models_dir}"
+            command.append(arg)
+        log_path = os.path.join(scratch, "server.log")
+        with open(log_path, "w") as log:
+            server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            up = wait_for_port(port, server, 15)
+            if not problems.check(up, f"`{' '.join(command)}` did not listen within 15 s "
+                                  f"(exit {server.poll()}): {read(log_path).strip()[-2000:]}"):
+                return problems.finish("server")
+            probe = [client_bin if w == "tether" else w for w in health_command]
+            probe = [address if w == f"127.0.0.1:{GRPC_PORT}" else w for w in probe]
+            run_client(problems, "HEALTHCHECK", probe)
+            listed = run_client(problems, "models", [client_bin, "models", "--server", address])
+            for name in os.listdir(os.path.join(source_dir, "deploy/k8s/models")):
+                model = name[:-len(".json")]
+                problems.check(listed is None or model in listed.stdout,
+                               f"`tether models` does not list {model} from the ConfigMap")
+            # SIGTERM with nothing open: the drain ends at once, exit 0 well inside the grace.
+            server.send_signal(signal.SIGTERM)
+            try:
+                code = server.wait(timeout=(drain or 5) + 5)
+                problems.check(code == 0, f"tether-server exited {code} on SIGTERM: "
+                               f"{read(log_path).strip()[-2000:]}")
+            except subprocess.TimeoutExpired:
+                problems.check(False, f"tether-server still running {(drain or 5) + 5} s after "
+                               "SIGTERM")
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+    return problems.finish("server")
+
+
 
 def main(argv):
     usage = ("usage: check_deploy.py dockerfile SOURCE_DIR [SERVER_BIN CLIENT_BIN] | "
-             "manifests SOURCE_DIR RENDERED.yaml | envoy SOURCE_DIR | compose SOURCE_DIR")
+             "manifests SOURCE_DIR RENDERED.yaml | envoy SOURCE_DIR | compose SOURCE_DIR | "
+             "server SOURCE_DIR SERVER_BIN CLIENT_BIN")
     if len(argv) < 3:
         print(usage, file=sys.stderr)
         return 2
@@ -669,6 +795,8 @@ def main(argv):
         return check_envoy(source_dir)
     if command == "compose" and not rest:
         return check_compose(source_dir)
+    if command == "server" and len(rest) == 2:
+        return check_server(source_dir, *rest)
     print(usage, file=sys.stderr)
     return 2
 
