@@ -9,7 +9,7 @@
 //
 // What Compile does to make the loop short (none of it changes a result bit, except powers):
 //   - powers with a constant exponent take cheap forms: x² = x·x, x³ = x·x·x, xⁿ for integer
-//     |n| ≤ 64 by repeated squaring (within a few ulps of std::pow), x⁻¹ = 1/x, x^½ = √x,
+//     |n| ≤ 16 by binary powering (relative error ≤ (|n| − 1)·u, u = 2⁻⁵³), x⁻¹ = 1/x, x^½ = √x,
 //     x^−½ = 1/√x; other exponents call std::pow;
 //   - a product used only by one sum, difference or negation is fused into it (a·b + c,
 //     a·b − c, c − a·b, −(a·b) are one instruction each, rounded as two operations);
