@@ -1,0 +1,201 @@
+// The contract every projector keeps, as one typed suite over all methods (STYLE.md), plus
+// properties of the projecting ones (coupled, sequential): metric, Newton variants, failures.
+#include "tether/project/projector.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/simulate/pendulum_spec.h"
+
+namespace tether::testing {
+namespace {
+
+using project::Method;
+using project::ProjectionReport;
+using project::ProjectionStatus;
+using reduce::ReducedModel;
+
+std::unique_ptr<ReducedModel> Reduce(const std::string& json) {
+  reduce::ReduceResult r = ReducedModel::Build(ParseOrDie(json), {});
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  return std::move(r.reduced);
+}
+
+template <Method kMethod>
+struct MethodTag {
+  static constexpr Method value = kMethod;
+  static constexpr bool projects = kMethod == Method::kCoupled || kMethod == Method::kSequential;
+};
+
+template <typename Tag>
+class ProjectorContract : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = Reduce(kPendulumSpec);
+    projector_ = project::MakeProjector(Tag::value, options_);
+    ASSERT_TRUE(projector_);
+    projector_->Resize(*model_);
+  }
+  // Scale of Φ (2ℓ²) and of h (4(|x vx| + |y vy|), ≥ 1) in the projector's norm.
+  static double VelocityScale(const std::vector<double>& z) {
+    return std::max(1.0, 4 * (std::abs(z[0] * z[2]) + std::abs(z[1] * z[3])));
+  }
+
+  project::ProjectorOptions options_;
+  std::unique_ptr<ReducedModel> model_;
+  std::unique_ptr<project::Projector> projector_;
+};
+
+using AllMethods = ::testing::Types<MethodTag<Method::kNone>, MethodTag<Method::kBaumgarte>,
+                                    MethodTag<Method::kCoupled>, MethodTag<Method::kSequential>>;
+TYPED_TEST_SUITE(ProjectorContract, AllMethods);
+
+TYPED_TEST(ProjectorContract, NameAndCloneAgree) {
+  EXPECT_EQ(this->projector_->name(), project::MethodName(TypeParam::value));
+  EXPECT_EQ(this->projector_->Clone()->name(), this->projector_->name());
+}
+
+TYPED_TEST(ProjectorContract, AConsistentStateIsLeftAlone) {
+  // On the circle of radius 2.5 with a tangent velocity: Φ = 0 and h = 0 up to rounding.
+  std::vector<double> z = {1.5, -2.0, 2.0, 1.5};
+  const std::vector<double> before = z;
+  ProjectionReport report;
+  ASSERT_TRUE(this->projector_->Project(*this->model_, 0.0, z, &report)) << report.message;
+  EXPECT_EQ(z, before);
+  EXPECT_EQ(report.iterations, 0);
+  EXPECT_EQ(report.status, ProjectionStatus::kConverged);
+}
+
+TYPED_TEST(ProjectorContract, OffManifoldStatesAreProjectedOrMeasured) {
+  std::vector<double> z = {1.52, -2.01, 2.03, 1.49};
+  const std::vector<double> before = z;
+  ProjectionReport report;
+  ASSERT_TRUE(this->projector_->Project(*this->model_, 0.0, z, &report)) << report.message;
+  double position = 0.0, velocity = 0.0;
+  ASSERT_TRUE(this->model_->Residuals(0.0, z, &position, &velocity));
+  // The report always describes the state the projector leaves.
+  EXPECT_EQ(report.residual_position, position);
+  EXPECT_EQ(report.residual_velocity, velocity);
+  if (TypeParam::projects) {
+    // Stopping rule (projector.h): |H_i| ≤ tolerance·s_i.
+    EXPECT_LE(position, 1e-12 * 2 * kLength * kLength);
+    EXPECT_LE(velocity, 1e-12 * this->VelocityScale(z));
+    EXPECT_GE(report.iterations, 1);
+  } else {
+    EXPECT_EQ(z, before);
+    EXPECT_GT(position, 1e-3);
+  }
+}
+
+TYPED_TEST(ProjectorContract, AClonedProjectorProjectsIdentically) {
+  auto clone = this->projector_->Clone();
+  std::vector<double> a = {1.52, -2.01, 2.03, 1.49};
+  std::vector<double> b = a;
+  ProjectionReport ra, rb;
+  ASSERT_TRUE(this->projector_->Project(*this->model_, 0.0, a, &ra));
+  ASSERT_TRUE(clone->Project(*this->model_, 0.0, b, &rb));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(ra.iterations, rb.iterations);
+}
+
+TYPED_TEST(ProjectorContract, DependentConstraintsAreReportedByName) {
+  auto twice = Reduce(R"json({"name": "twice", "form": "mechanical",
+      "coordinates": ["x", "y"], "velocities": ["vx", "vy"], "mass": [["1", "0"], ["0", "1"]],
+      "forces": ["0", "-1"],
+      "constraints": [{"name": "rod", "expr": "x^2 + y^2 - 1"},
+                      {"name": "rod_again", "expr": "2*x^2 + 2*y^2 - 2"}]})json");
+  ASSERT_TRUE(twice);
+  auto projector = project::MakeProjector(TypeParam::value, this->options_);
+  projector->Resize(*twice);
+  std::vector<double> z = {0.61, 0.8, 0.0, 0.0};
+  ProjectionReport report;
+  const bool ok = projector->Project(*twice, 0.5, z, &report);
+  if (TypeParam::projects) {
+    EXPECT_FALSE(ok);
+    EXPECT_EQ(report.status, ProjectionStatus::kSingular);
+    EXPECT_NE(report.message.find("rank-deficient at t = 0.5: constraints 'rod', 'rod_again'"),
+              std::string::npos) << report.message;
+  } else {
+    EXPECT_TRUE(ok);  // nothing is factored
+  }
+}
+
+// Properties of the Newton projection itself.
+
+TEST(CoupledProjector, EuclideanPositionProjectionIsTheClosestPointOfTheCircle) {
+  auto model = Reduce(kPendulumSpec);
+  auto projector = project::MakeProjector(Method::kCoupled, {});
+  projector->Resize(*model);
+  std::vector<double> z = {kX0, kY0, 0.0, 0.0};
+  ProjectionReport report;
+  ASSERT_TRUE(projector->Project(*model, 0.0, z, &report));
+  const double r = std::hypot(kX0, kY0);
+  // |Φ| ≤ 1e-12·2ℓ² leaves a distance ≤ |Φ|/‖∇Φ‖ = 1e-12·ℓ to the closest point q̃ℓ/‖q̃‖.
+  EXPECT_NEAR(z[0], kX0 * kLength / r, 1e-12 * kLength);
+  EXPECT_NEAR(z[1], kY0 * kLength / r, 1e-12 * kLength);
+}
+
+TEST(CoupledProjector, MassMetricWithScalarMassEqualsTheEuclideanOne) {
+  // W = diag(mI, mI) = m·I: the minimizer of ½‖z − x̃‖²_W is that of the Euclidean norm.
+  auto model = Reduce(kPendulumSpec);
+  project::ProjectorOptions mass;
+  mass.metric = project::Metric::kMass;
+  auto euclidean = project::MakeProjector(Method::kCoupled, {});
+  auto weighted = project::MakeProjector(Method::kCoupled, mass);
+  euclidean->Resize(*model);
+  weighted->Resize(*model);
+  std::vector<double> a = {1.52, -2.01, 2.03, 1.49};
+  std::vector<double> b = a;
+  ProjectionReport ra, rb;
+  ASSERT_TRUE(euclidean->Project(*model, 0.0, a, &ra));
+  ASSERT_TRUE(weighted->Project(*model, 0.0, b, &rb));
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(a[i], b[i], 1e-12 * 4);
+}
+
+TEST(CoupledProjector, SimplifiedNewtonConvergesWithMoreIterations) {
+  auto model = Reduce(kPendulumSpec);
+  project::ProjectorOptions simplified;
+  simplified.newton = project::NewtonVariant::kSimplified;
+  simplified.max_iterations = 30;
+  auto full = project::MakeProjector(Method::kCoupled, {});
+  auto frozen = project::MakeProjector(Method::kCoupled, simplified);
+  full->Resize(*model);
+  frozen->Resize(*model);
+  std::vector<double> a = {1.6, -2.1, 2.1, 1.4};
+  std::vector<double> b = a;
+  ProjectionReport ra, rb;
+  ASSERT_TRUE(full->Project(*model, 0.0, a, &ra)) << ra.message;
+  ASSERT_TRUE(frozen->Project(*model, 0.0, b, &rb)) << rb.message;
+  // Quadratic against linear convergence.
+  EXPECT_GE(rb.iterations, ra.iterations);
+  EXPECT_LE(rb.residual_position, 1e-12 * 2 * kLength * kLength);
+}
+
+TEST(CoupledProjector, IterationLimitGivesADiagnosis) {
+  auto model = Reduce(kPendulumSpec);
+  project::ProjectorOptions one;
+  one.max_iterations = 1;
+  auto projector = project::MakeProjector(Method::kCoupled, one);
+  projector->Resize(*model);
+  std::vector<double> z = {2.0, -2.0, 0.0, 0.0};
+  ProjectionReport report;
+  EXPECT_FALSE(projector->Project(*model, 1.25, z, &report));
+  EXPECT_EQ(report.status, ProjectionStatus::kNotConverged);
+  EXPECT_NE(report.message.find("projection did not converge at t = 1.25 after 1 iterations"),
+            std::string::npos) << report.message;
+}
+
+TEST(ProjectorOptions, DefaultsAreValidAndBadValuesNamed) {
+  std::string why;
+  EXPECT_TRUE(project::ProjectorOptions{}.IsValid(&why)) << why;
+  project::ProjectorOptions bad;
+  bad.tolerance = -1;
+  EXPECT_FALSE(bad.IsValid(&why));
+  EXPECT_EQ(why, "ProjectorOptions::tolerance = -1; must be > 0");
+  EXPECT_EQ(project::MakeProjector(Method::kCoupled, bad), nullptr);
+}
+
+}  // namespace
+}  // namespace tether::testing
