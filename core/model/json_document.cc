@@ -7,6 +7,10 @@
 namespace tether::model {
 namespace {
 
+// A spec nests at most four levels (mass[i][j], parameters.m.value); deeper JSON is refused
+// at once rather than built.
+constexpr std::size_t kMaxNesting = 16;
+
 // SAX handler that builds the DOM through nlohmann's own builder while tracking the JSON path
 // of the current value, so that duplicate keys and overflowing numbers are reported by path.
 class DocumentBuilder {
@@ -27,6 +31,7 @@ class DocumentBuilder {
   bool binary(Json::binary_t& value) { return Scalar(dom_.binary(value)); }
 
   bool start_object(std::size_t size) {
+    if (!Open()) return false;
     frames_.push_back(Frame{});
     return dom_.start_object(size);
   }
@@ -41,6 +46,7 @@ class DocumentBuilder {
   }
   bool end_object() { return Close(dom_.end_object()); }
   bool start_array(std::size_t size) {
+    if (!Open()) return false;
     Frame frame;
     frame.array = true;
     frames_.push_back(std::move(frame));
@@ -76,6 +82,14 @@ class DocumentBuilder {
     std::string key;        // objects: the current key
     std::set<std::string> keys;
   };
+
+  bool Open() {
+    if (frames_.size() < kMaxNesting) return true;
+    problems_.push_back({Path(), 0, "JSON nested deeper than " + std::to_string(kMaxNesting) +
+                                        " levels; a model spec needs at most 4"});
+    failed_ = true;
+    return false;
+  }
 
   bool Scalar(bool ok) {
     Advance();

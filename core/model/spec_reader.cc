@@ -21,6 +21,10 @@ namespace {
 // Longest name a spec may give anything (states, parameters, definitions, outputs).
 constexpr std::size_t kMaxNameLength = 64;
 
+// Problems listed in full; beyond this a hostile spec gets a count, and no more suggestions are
+// searched (each costs a pass over every name). 100 lines are more than anyone fixes at once.
+constexpr std::size_t kMaxListedProblems = 100;
+
 constexpr std::array<std::string_view, 12> kCommonFields = {
     "name",        "title",   "description", "form",  "parameters", "definitions",
     "constraints", "inequalities", "initial", "outputs", "units",     "simulation"};
@@ -161,11 +165,18 @@ class SpecReader {
     ModelResult result;
     if (problems_.empty()) {
       result.model = model_;
-    } else {
-      result.problems = std::move(problems_);
+      return result;
     }
+    if (problems_.size() > kMaxListedProblems) {
+      const std::size_t more = problems_.size() - kMaxListedProblems;
+      problems_.resize(kMaxListedProblems);
+      Problem("", "and " + std::to_string(more) + " more problems not listed");
+    }
+    result.problems = std::move(problems_);
     return result;
   }
+
+  bool Suggesting() const { return problems_.size() < kMaxListedProblems; }
 
   static const Json* Field(const Json& object, std::string_view key) {
     const auto it = object.find(key);
@@ -472,8 +483,8 @@ class SpecReader {
       if (use.name == "t") continue;
       const auto it = names_.find(use.name);
       if (it == names_.end()) {
-        Problem(path, "unknown name '" + use.name + "'" + DidYouMean(use.name, VisibleNames(site)),
-                use.column);
+        const std::string hint = Suggesting() ? DidYouMean(use.name, VisibleNames(site)) : "";
+        Problem(path, "unknown name '" + use.name + "'" + hint, use.column);
         ok = false;
         continue;
       }
@@ -763,7 +774,8 @@ class SpecReader {
   Variable* FindState(const std::string& name, const std::string& path) {
     const auto it = names_.find(name);
     if (it == names_.end()) {
-      Problem(path, "unknown variable '" + name + "'" + DidYouMean(name, StateNames()));
+      const std::string hint = Suggesting() ? DidYouMean(name, StateNames()) : "";
+      Problem(path, "unknown variable '" + name + "'" + hint);
       return nullptr;
     }
     const NameEntry& entry = it->second;
