@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/expr/allocation_counter.h"
