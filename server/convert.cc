@@ -159,6 +159,7 @@ void OptionsToProto(const simulate::Options& o, v1::SimulationOptions* out) {
   out->set_output_interval(o.output_interval);
   out->set_t_end(o.t_end);
   out->set_max_steps(o.max_steps);
+  out->set_error_control(o.error_control);
 }
 
 simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::Model& model,
@@ -211,6 +212,7 @@ simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::
                                               : model.output_interval.value_or(o.output_interval);
   o.t_end = p.has_t_end() ? p.t_end() : model.t_end.value_or(o.t_end);
   if (p.has_max_steps()) o.max_steps = p.max_steps();
+  if (p.has_error_control()) o.error_control = p.error_control();
   return o;
 }
 

@@ -84,7 +84,7 @@ bool ServerConfig::IsValid(std::string* why) const {
                ">= 1 s", why) &&
          Check(drain_grace.count() >= 0, "drain_grace", std::to_string(drain_grace.count()) + " ms",
                ">= 0 ms", why) &&
-         Check(replay_frames >= 1, "replay_frames", std::to_string(replay_frames), ">= 1", why);
+         Check(replay_bytes >= 1, "replay_bytes", std::to_string(replay_bytes), ">= 1", why);
 }
 
 struct Server::Impl {

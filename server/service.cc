@@ -120,20 +120,21 @@ ServiceState::ServiceState(const ServerConfig& config_in)
 
 // ---- models ----------------------------------------------------------------------------------
 
-std::vector<simulate::Column> SimulationService::ColumnsOf(const model::Model& model) {
+std::vector<simulate::Column> SimulationService::ColumnsOf(
+    const std::shared_ptr<const model::Model>& model) {
   {
     std::lock_guard lock(state_->columns_mutex);
-    const auto it = state_->columns.find(model.name);
+    const auto it = state_->columns.find(model->name);
     if (it != state_->columns.end()) return it->second;
   }
   // The authoritative order is the core's: a default run of the model tells it.
   simulate::Setup setup;
-  setup.model = std::shared_ptr<const model::Model>(std::shared_ptr<const model::Model>{}, &model);
+  setup.model = model;
   simulate::CreateResult created = simulate::Simulation::Create(setup);
   std::vector<simulate::Column> columns =
-      created.simulation ? created.simulation->columns() : DefaultColumns(model);
+      created.simulation ? created.simulation->columns() : DefaultColumns(*model);
   std::lock_guard lock(state_->columns_mutex);
-  state_->columns[model.name] = columns;
+  state_->columns[model->name] = columns;
   return columns;
 }
 
@@ -144,7 +145,7 @@ void SimulationService::ForgetColumns(std::string_view model_name) {
 }
 
 v1::Model SimulationService::Describe(const model::ModelRegistry::Entry& entry) {
-  return ModelToProto(*entry.model, entry.builtin, ColumnsOf(*entry.model));
+  return ModelToProto(*entry.model, entry.builtin, ColumnsOf(entry.model));
 }
 
 grpc::Status SimulationService::DoListModels(const v1::ListModelsRequest& request,
@@ -274,7 +275,7 @@ grpc::Status SimulationService::DoCreateSession(const v1::CreateSessionRequest& 
     return s;
   }
   auto session = std::make_shared<Session>(id, model_name, std::move(simulation),
-                                           state_->config.replay_frames);
+                                           state_->config.replay_bytes);
   {
     std::lock_guard lock(session->mutex);
     *response = session->ToProto(state_->config.session_ttl);
@@ -388,7 +389,7 @@ grpc::Status SimulationService::DoForkSession(const v1::ForkSessionRequest& requ
     source->Touch();
   }
   auto fork = std::make_shared<Session>(fork_id, source->model, std::move(copy),
-                                        state_->config.replay_frames);
+                                        state_->config.replay_bytes);
   {
     std::lock_guard lock(fork->mutex);
     *response = fork->ToProto(state_->config.session_ttl);

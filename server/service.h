@@ -91,7 +91,7 @@ class SimulationService final : public v1::SimulationService::CallbackService {
   grpc::Status DoDeleteSession(const v1::DeleteSessionRequest& request);
 
   // The columns a session of `model` streams (cached; derived by a default Create).
-  std::vector<simulate::Column> ColumnsOf(const model::Model& model);
+  std::vector<simulate::Column> ColumnsOf(const std::shared_ptr<const model::Model>& model);
   void ForgetColumns(std::string_view model_name);
   v1::Model Describe(const model::ModelRegistry::Entry& entry);
   // Admits a new stream (limits, draining) or returns why not.

@@ -19,8 +19,12 @@ void SetTimestamp(std::chrono::system_clock::time_point time, google::protobuf::
 
 void ReplayHistory::Append(SampleBlock block) {
   if (block.t.empty()) return;
+  bytes_ += block.bytes();
   blocks_.push_back(std::move(block));
-  while (blocks_.size() > max_blocks_) blocks_.pop_front();
+  while (blocks_.size() > 1 && bytes_ > max_bytes_) {
+    bytes_ -= blocks_.front().bytes();
+    blocks_.pop_front();
+  }
 }
 
 std::uint64_t ReplayHistory::begin_index(std::uint64_t end) const {
@@ -47,11 +51,11 @@ std::size_t ReplayHistory::Copy(std::uint64_t index, std::size_t count, std::siz
 }
 
 Session::Session(std::string id_in, std::string model_in,
-                 std::unique_ptr<simulate::Simulation> sim, std::size_t replay_blocks)
+                 std::unique_ptr<simulate::Simulation> sim, std::size_t replay_bytes)
     : id(std::move(id_in)),
       model(std::move(model_in)),
       simulation(std::move(sim)),
-      history(replay_blocks) {
+      history(replay_bytes) {
   Refresh();
   delivered_end = next_index;
 }

@@ -31,15 +31,23 @@ struct SampleBlock {
   std::vector<double> residual_velocity;
 
   [[nodiscard]] std::uint64_t end_index() const { return first_index + t.size(); }
+  [[nodiscard]] std::size_t bytes() const {
+    return sizeof(double) * (t.size() + values.size() + residual_position.size() +
+                             residual_velocity.size());
+  }
 };
 
-// The last few computed blocks of a session, so a stream can start at an index a broken
-// stream computed but the client may not have received.
+// The most recent computed blocks of a session (at most `max_bytes` of them, but always the
+// newest), so a stream can start at an index a broken stream computed but the client may not
+// have received.
 class ReplayHistory {
  public:
-  explicit ReplayHistory(std::size_t max_blocks) : max_blocks_(max_blocks) {}
+  explicit ReplayHistory(std::size_t max_bytes) : max_bytes_(max_bytes) {}
   void Append(SampleBlock block);
-  void Clear() { blocks_.clear(); }
+  void Clear() {
+    blocks_.clear();
+    bytes_ = 0;
+  }
   // Index of the oldest retained sample (== end when empty).
   [[nodiscard]] std::uint64_t begin_index(std::uint64_t end) const;
   // Copies samples [index, min(index + count, retained end)) into `out`; returns how many.
@@ -47,7 +55,8 @@ class ReplayHistory {
                    SampleBlock* out) const;
 
  private:
-  std::size_t max_blocks_;
+  std::size_t max_bytes_;
+  std::size_t bytes_ = 0;
   std::deque<SampleBlock> blocks_;
 };
 
@@ -55,7 +64,7 @@ struct Session {
   using Clock = std::chrono::steady_clock;
 
   Session(std::string id_in, std::string model_in, std::unique_ptr<simulate::Simulation> sim,
-          std::size_t replay_blocks);
+          std::size_t replay_bytes);
 
   const std::string id;     // without "sessions/"
   const std::string model;  // model name without "models/"

@@ -22,9 +22,10 @@ SessionRun::SessionRun(std::shared_ptr<Session> session, v1::StreamStatesRequest
       request_(std::move(request)),
       max_steps_per_stream_(max_steps_per_stream) {}
 
-grpc::Status SessionRun::Begin(const std::atomic<bool>* /*cancel*/, v1::StreamHeader* header) {
-  // Session streams are paused, not abandoned, by a cancellation: the frame being computed is
-  // finished (and kept in the history) rather than cut, so the core's run stays resumable.
+grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) {
+  // A cancelled Advance stays resumable (simulation.h), and the samples it emitted before the
+  // flag was seen are kept in the history: the session pauses exactly there.
+  cancel_ = cancel;
   std::lock_guard lock(session_->mutex);
   const std::string name = std::string(kSessionPrefix) + session_->id;
   if (session_->streaming) {
@@ -166,7 +167,7 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
     if (updated_at && s.index == *updated_at) {
       AddEvent(frame, s.index, s.t, v1::EVENT_KIND_UPDATED, "session updated before this sample");
     }
-  });
+  }, cancel_);
   samples_sent_ += block.t.size();
   std::lock_guard lock(session_->mutex);
   if (!block.t.empty()) {
@@ -226,7 +227,8 @@ void SessionRun::End(const simulate::Status& end) {
   session_->last_message = reason.message;
   if (run.failed() && run.reason != simulate::Termination::kStepLimit) {
     session_->state = v1::SESSION_STATE_FAILED;
-  } else if (run.reason == simulate::Termination::kReachedEnd) {
+  } else if (run.reason == simulate::Termination::kReachedEnd &&
+             session_->delivered_end >= session_->next_index) {
     session_->state = v1::SESSION_STATE_FINISHED;
   } else {
     session_->state = v1::SESSION_STATE_PAUSED;

@@ -33,6 +33,7 @@ class SessionRun final : public RunSource {
   std::shared_ptr<Session> session_;
   v1::StreamStatesRequest request_;
   std::uint64_t max_steps_per_stream_;
+  const std::atomic<bool>* cancel_ = nullptr;
   ColumnSelection selection_;
   std::size_t columns_ = 0;            // all columns of the run
   std::uint64_t replay_next_ = 0;      // next sample to replay from the history

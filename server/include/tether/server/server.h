@@ -44,9 +44,11 @@ struct ServerConfig {
   std::chrono::milliseconds drain_grace{5000};
   // Simulation worker threads; 0 = std::thread::hardware_concurrency().
   std::size_t worker_threads = 0;
-  // Frames of samples each session retains so that a client whose stream broke can resume
-  // from its last received sample (StreamStatesRequest.start_sample_index). ≥ 1.
-  std::size_t replay_frames = 4;
+  // Bytes of recent samples each session retains [B], so that a client whose stream broke can
+  // resume from its last received sample (StreamStatesRequest.start_sample_index) even if the
+  // transport had accepted frames the client never read: it should exceed the client's HTTP/2
+  // receive window. The newest frame is always kept. ≥ 1.
+  std::size_t replay_bytes = 4 << 20;
   // Writes one JSON line per RPC to stderr (method, session, code, message, duration_ms).
   bool log_rpcs = true;
 

@@ -1,0 +1,736 @@
+// In-process tests of every RPC of tether.v1.SimulationService and its error paths.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "test_support.h"
+
+namespace tether::server::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The seed pendulum (models/pendulum.json): one constraint x² + y² − l² with l = 2.5 m. The
+// coupled projection stops at a scaled residual ≤ 1e-12 (SimulationOptions default); unscaled
+// that is ≤ 1e-12·l² ≈ 6e-12 — 1e-9 leaves room for the scale convention of the projector.
+constexpr double kResidualTolerance = 1e-9;
+
+// x' = 1, 0 = y² + x − 1 from (x, y) = (0, 1): y = √(1 − x) until g_y = 2y vanishes at t = 1,
+// after which no real solution exists — the run must fail numerically shortly after t = 1.
+constexpr const char* kFailingSpec = R"({
+  "name": "fold", "form": "index1",
+  "differential": ["x"], "algebraic": ["y"],
+  "rhs": ["1"], "constraints": ["y^2 + x - 1"],
+  "initial": {"x": 0, "y": 1},
+  "simulation": {"t_end": 2, "output_interval": 0.01}
+})";
+
+constexpr const char* kOscillatorSpec = R"({
+  "name": "oscillator", "form": "index1",
+  "parameters": {"k": {"value": 4.0}},
+  "differential": ["x", "v"], "algebraic": ["a"],
+  "rhs": ["v", "a"], "constraints": ["a + k*x"],
+  "initial": {"x": 1, "v": 0, "a": -4},
+  "simulation": {"t_end": 1, "output_interval": 0.1}
+})";
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Restart(TestConfig()); }
+
+  void Restart(const ServerConfig& config) {
+    stub_.reset();
+    server_.reset();
+    std::string error;
+    server_ = Server::Start(config, &error);
+    ASSERT_NE(server_, nullptr) << error;
+    stub_ = v1::SimulationService::NewStub(server_->InProcessChannel());
+  }
+
+  grpc::Status CreateSession(const v1::CreateSessionRequest& request, v1::Session* session) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    return stub_->CreateSession(&context, request, session);
+  }
+
+  v1::Session MustCreate(const std::string& model, const std::string& id, double t_end = 1.0) {
+    v1::CreateSessionRequest request;
+    request.set_model("models/" + model);
+    request.set_session_id(id);
+    request.mutable_options()->set_t_end(t_end);
+    request.mutable_options()->set_output_interval(0.01);
+    v1::Session session;
+    const grpc::Status status = CreateSession(request, &session);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return session;
+  }
+
+  grpc::Status Register(const std::string& json, v1::Model* model = nullptr) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    v1::RegisterModelRequest request;
+    request.set_spec_json(json);
+    v1::Model ignored;
+    return stub_->RegisterModel(&context, request, model != nullptr ? model : &ignored);
+  }
+
+  v1::Session Get(const std::string& name, grpc::Status* status = nullptr) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    v1::GetSessionRequest request;
+    request.set_name(name);
+    v1::Session session;
+    const grpc::Status s = stub_->GetSession(&context, request, &session);
+    if (status != nullptr) *status = s;
+    return session;
+  }
+
+  // Polls (bounded) until the session's stream has been released by the server.
+  v1::Session WaitNotRunning(const std::string& name) {
+    v1::Session session;
+    for (int i = 0; i < 500; ++i) {
+      session = Get(name);
+      if (session.state() != v1::SESSION_STATE_RUNNING) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return session;
+  }
+
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<v1::SimulationService::Stub> stub_;
+};
+
+TEST(ServerConfigTest, DefaultsAreValidAndBadFieldsAreNamed) {
+  std::string why;
+  EXPECT_TRUE(ServerConfig{}.IsValid(&why)) << why;
+  ServerConfig config;
+  config.max_sessions = 0;
+  EXPECT_FALSE(config.IsValid(&why));
+  EXPECT_EQ(why, "ServerConfig::max_sessions = 0; must be >= 1");
+  config = ServerConfig{};
+  config.default_frame_samples = 10000;
+  EXPECT_FALSE(config.IsValid(&why));
+  EXPECT_THAT(why, HasSubstr("default_frame_samples = 10000; must be in [1, max_frame_samples"));
+  std::string error;
+  EXPECT_EQ(Server::Start(config, &error), nullptr);
+  EXPECT_THAT(error, HasSubstr("default_frame_samples"));
+}
+
+TEST_F(ServiceTest, ListModelsHoldsTheCatalogAndPages) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ListModelsRequest request;
+  v1::ListModelsResponse response;
+  ASSERT_TRUE(stub_->ListModels(&context, request, &response).ok());
+  std::vector<std::string> names;
+  for (const v1::Model& m : response.models()) names.push_back(m.name());
+  EXPECT_THAT(names, ::testing::Contains("models/pendulum"));
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_TRUE(response.next_page_token().empty());
+
+  // Pages of one model each visit the same names in the same order.
+  std::vector<std::string> paged;
+  std::string token;
+  for (std::size_t i = 0; i <= names.size(); ++i) {
+    grpc::ClientContext page_context;
+    SetDeadline(&page_context);
+    v1::ListModelsRequest page_request;
+    page_request.set_page_size(1);
+    page_request.set_page_token(token);
+    v1::ListModelsResponse page;
+    ASSERT_TRUE(stub_->ListModels(&page_context, page_request, &page).ok());
+    for (const v1::Model& m : page.models()) paged.push_back(m.name());
+    token = page.next_page_token();
+    if (token.empty()) break;
+  }
+  EXPECT_EQ(paged, names);
+}
+
+TEST_F(ServiceTest, ListModelsRejectsABadPageSize) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ListModelsRequest request;
+  request.set_page_size(5000);
+  v1::ListModelsResponse response;
+  const grpc::Status status = stub_->ListModels(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("page_size = 5000; must be in [0, 1000]"));
+  ASSERT_EQ(BadRequestOf(status).field_violations_size(), 1);
+  EXPECT_EQ(BadRequestOf(status).field_violations(0).field(), "page_size");
+}
+
+TEST_F(ServiceTest, GetModelDescribesThePendulum) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::GetModelRequest request;
+  request.set_name("models/pendulum");
+  v1::Model model;
+  ASSERT_TRUE(stub_->GetModel(&context, request, &model).ok());
+  EXPECT_EQ(model.form(), v1::MODEL_FORM_MECHANICAL);
+  EXPECT_TRUE(model.builtin());
+  ASSERT_EQ(model.variables_size(), 4);
+  EXPECT_EQ(model.variables(0).name(), "x");
+  EXPECT_EQ(model.variables(0).role(), v1::VARIABLE_ROLE_COORDINATE);
+  EXPECT_EQ(model.variables(2).role(), v1::VARIABLE_ROLE_VELOCITY);
+  EXPECT_EQ(model.parameters_size(), 3);
+  EXPECT_EQ(model.invariants_size(), 1);
+  std::vector<std::string> columns;
+  for (const v1::Column& c : model.columns()) columns.push_back(c.name());
+  EXPECT_THAT(columns, ::testing::IsSupersetOf({"x", "y", "vx", "vy", "lambda_1", "energy"}));
+  EXPECT_DOUBLE_EQ(model.suggested_t_end(), 50.0);
+}
+
+TEST_F(ServiceTest, GetModelOfAnUnknownNameIsNotFound) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::GetModelRequest request;
+  request.set_name("models/nope");
+  v1::Model model;
+  const grpc::Status status = stub_->GetModel(&context, request, &model);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(status.error_message(), "model 'nope' not found");
+}
+
+TEST_F(ServiceTest, RegisterModelAddsAndRefusesDuplicates) {
+  v1::Model model;
+  ASSERT_TRUE(Register(kOscillatorSpec, &model).ok());
+  EXPECT_EQ(model.name(), "models/oscillator");
+  EXPECT_FALSE(model.builtin());
+  const grpc::Status again = Register(kOscillatorSpec);
+  EXPECT_EQ(again.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_THAT(again.error_message(), HasSubstr("oscillator"));
+}
+
+TEST_F(ServiceTest, RegisterModelListsEveryProblemWithItsPath) {
+  const grpc::Status status = Register(R"({"name": "bad", "form": "mechanical",
+    "coordinates": ["x"], "velocities": ["v"], "mass": [["1"]], "forces": ["-k*x"],
+    "constraints": ["x + lenght"]})");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  const google::rpc::BadRequest bad = BadRequestOf(status);
+  ASSERT_GE(bad.field_violations_size(), 2) << status.error_message();
+  std::vector<std::string> fields;
+  for (const auto& v : bad.field_violations()) fields.push_back(v.field());
+  EXPECT_THAT(fields, ::testing::Contains(HasSubstr("spec_json: forces[0], col 2")));
+  EXPECT_THAT(fields, ::testing::Contains(HasSubstr("spec_json: constraints[0], col 5")));
+  EXPECT_THAT(status.error_message(), HasSubstr("lenght"));
+}
+
+TEST_F(ServiceTest, RegisterModelEnforcesSizeAndCountLimits) {
+  ServerConfig config = TestConfig();
+  config.max_spec_bytes = 64;
+  config.max_registered_models = 1;
+  Restart(config);
+  const grpc::Status big = Register(kOscillatorSpec);
+  EXPECT_EQ(big.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(big.error_message(), HasSubstr("max_spec_bytes is 64"));
+
+  config.max_spec_bytes = 1 << 20;
+  Restart(config);
+  ASSERT_TRUE(Register(kOscillatorSpec).ok());
+  const grpc::Status second = Register(kFailingSpec);
+  EXPECT_EQ(second.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(second.error_message(), HasSubstr("max_registered_models = 1"));
+}
+
+TEST_F(ServiceTest, DeleteModelRemovesRegisteredOnly) {
+  ASSERT_TRUE(Register(kOscillatorSpec).ok());
+  auto remove = [this](const std::string& name) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    v1::DeleteModelRequest request;
+    request.set_name(name);
+    google::protobuf::Empty empty;
+    return stub_->DeleteModel(&context, request, &empty);
+  };
+  EXPECT_TRUE(remove("models/oscillator").ok());
+  const grpc::Status gone = remove("models/oscillator");
+  EXPECT_EQ(gone.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(gone.error_message(), "model 'oscillator' not found");
+  const grpc::Status catalog = remove("models/pendulum");
+  EXPECT_EQ(catalog.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(catalog.error_message(), HasSubstr("built-in catalog, which is read-only"));
+}
+
+TEST_F(ServiceTest, CreateSessionInitializesConsistently) {
+  const v1::Session session = MustCreate("pendulum", "p1");
+  EXPECT_EQ(session.name(), "sessions/p1");
+  EXPECT_EQ(session.model(), "models/pendulum");
+  EXPECT_EQ(session.state(), v1::SESSION_STATE_CREATED);
+  EXPECT_EQ(session.next_sample_index(), 0u);
+  // The seed's (0.86, 2.35) lies off the circle of radius 2.5: initialization moves it.
+  EXPECT_FALSE(session.initialization().changes().empty());
+  EXPECT_LE(session.initialization().residual_position_after(), kResidualTolerance);
+  ASSERT_GE(session.values_size(), 2);
+  EXPECT_NEAR(std::hypot(session.values(0), session.values(1)), 2.5, 1e-9);
+  EXPECT_GT(session.expire_time().seconds(), session.update_time().seconds());
+}
+
+TEST_F(ServiceTest, CreateSessionErrors) {
+  v1::CreateSessionRequest request;
+  request.set_model("models/nope");
+  v1::Session session;
+  grpc::Status status = CreateSession(request, &session);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(status.error_message(), "model 'nope' not found");
+
+  request.set_model("pendulum");
+  request.mutable_options()->set_method("rk5");
+  status = CreateSession(request, &session);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("unknown method 'rk5'"));
+  EXPECT_EQ(BadRequestOf(status).field_violations(0).field(), "options.method");
+
+  request.mutable_options()->Clear();
+  request.mutable_options()->set_rtol(-1);
+  (*request.mutable_parameters())["nope"] = 1.0;
+  status = CreateSession(request, &session);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("rtol"));
+  EXPECT_THAT(status.error_message(), HasSubstr("nope"));
+  EXPECT_GE(BadRequestOf(status).field_violations_size(), 2);
+
+  request.Clear();
+  request.set_model("pendulum");
+  request.set_session_id("Bad_Id");
+  status = CreateSession(request, &session);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("'Bad_Id' must match [a-z][a-z0-9-]{0,62}"));
+
+  request.set_session_id("twice");
+  ASSERT_TRUE(CreateSession(request, &session).ok());
+  status = CreateSession(request, &session);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(status.error_message(), "session 'sessions/twice' already exists");
+}
+
+TEST_F(ServiceTest, CreateSessionEnforcesMaxSessions) {
+  ServerConfig config = TestConfig();
+  config.max_sessions = 1;
+  Restart(config);
+  MustCreate("pendulum", "one");
+  v1::CreateSessionRequest request;
+  request.set_model("pendulum");
+  v1::Session session;
+  const grpc::Status status = CreateSession(request, &session);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), HasSubstr("max_sessions = 1"));
+}
+
+TEST_F(ServiceTest, GetListDeleteSessions) {
+  MustCreate("pendulum", "a");
+  MustCreate("pendulum", "b");
+  MustCreate("pendulum", "c");
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ListSessionsRequest request;
+  request.set_page_size(2);
+  v1::ListSessionsResponse page;
+  ASSERT_TRUE(stub_->ListSessions(&context, request, &page).ok());
+  ASSERT_EQ(page.sessions_size(), 2);
+  EXPECT_EQ(page.sessions(0).name(), "sessions/a");
+  EXPECT_EQ(page.next_page_token(), "b");
+  grpc::ClientContext next_context;
+  SetDeadline(&next_context);
+  request.set_page_token(page.next_page_token());
+  v1::ListSessionsResponse last;
+  ASSERT_TRUE(stub_->ListSessions(&next_context, request, &last).ok());
+  ASSERT_EQ(last.sessions_size(), 1);
+  EXPECT_EQ(last.sessions(0).name(), "sessions/c");
+  EXPECT_TRUE(last.next_page_token().empty());
+
+  grpc::Status status;
+  EXPECT_EQ(Get("sessions/b", &status).name(), "sessions/b");
+  EXPECT_TRUE(status.ok());
+  grpc::ClientContext delete_context;
+  SetDeadline(&delete_context);
+  v1::DeleteSessionRequest remove;
+  remove.set_name("sessions/b");
+  google::protobuf::Empty empty;
+  EXPECT_TRUE(stub_->DeleteSession(&delete_context, remove, &empty).ok());
+  Get("sessions/b", &status);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(status.error_message(), "session 'sessions/b' not found");
+  grpc::ClientContext again_context;
+  SetDeadline(&again_context);
+  status = stub_->DeleteSession(&again_context, remove, &empty);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ServiceTest, StreamStatesRunsToTheHorizonOnTheManifold) {
+  MustCreate("pendulum", "run", 1.0);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/run");
+  request.set_frame_samples(16);
+  const Collected run = Stream(stub_.get(), request);
+  ASSERT_TRUE(run.status.ok()) << run.status.error_message();
+  ASSERT_TRUE(run.has_summary);
+  EXPECT_EQ(run.summary.termination(), v1::TERMINATION_REACHED_END);
+  // Samples on t0 + k·0.01 up to 1: 101 of them, indices 0…100.
+  ASSERT_EQ(run.t.size(), 101u);
+  for (std::size_t i = 0; i < run.index.size(); ++i) EXPECT_EQ(run.index[i], i);
+  EXPECT_NEAR(run.t.back(), 1.0, 1e-12);
+  for (double r : run.residual_position) EXPECT_LE(r, kResidualTolerance);
+  for (double r : run.residual_velocity) EXPECT_LE(r, kResidualTolerance);
+  EXPECT_EQ(run.values.size(), run.t.size() * static_cast<std::size_t>(run.header.columns_size()));
+  EXPECT_EQ(run.summary.samples_sent(), 101u);
+  EXPECT_EQ(Get("sessions/run").state(), v1::SESSION_STATE_FINISHED);
+}
+
+TEST_F(ServiceTest, StreamStatesSelectsColumns) {
+  MustCreate("pendulum", "cols", 0.1);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/cols");
+  request.add_columns("energy");
+  request.add_columns("x");
+  const Collected run = Stream(stub_.get(), request);
+  ASSERT_TRUE(run.status.ok()) << run.status.error_message();
+  ASSERT_EQ(run.header.columns_size(), 2);
+  EXPECT_EQ(run.header.columns(0).name(), "energy");
+  EXPECT_EQ(run.header.columns(0).kind(), v1::COLUMN_KIND_OUTPUT);
+  EXPECT_EQ(run.values.size(), 2 * run.t.size());
+}
+
+TEST_F(ServiceTest, StreamStatesErrors) {
+  MustCreate("pendulum", "errs", 0.1);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/nope");
+  Collected run = Stream(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(run.status.error_message(), "session 'sessions/nope' not found");
+
+  request.set_name("sessions/errs");
+  request.set_frame_samples(100000);
+  run = Stream(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(run.status.error_message(), HasSubstr("max_frame_samples is 8192"));
+
+  request.set_frame_samples(0);
+  request.add_columns("z");
+  run = Stream(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(run.status.error_message(), HasSubstr("columns[0]: unknown column 'z'"));
+
+  request.clear_columns();
+  request.set_start_sample_index(1000);
+  run = Stream(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(run.status.error_message(), HasSubstr("start_sample_index = 1000 is outside"));
+
+  request.clear_start_sample_index();
+  request.set_t_end(-1);
+  run = Stream(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(run.status.error_message(), HasSubstr("t_end = -1; must be >= the session's t"));
+}
+
+TEST_F(ServiceTest, OneStreamPerSession) {
+  MustCreate("pendulum", "busy", 1.0);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/busy");
+  request.set_indefinite(true);
+  request.set_frame_samples(1);
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  auto reader = stub_->StreamStates(&context, request);
+  v1::StateChunk chunk;
+  ASSERT_TRUE(reader->Read(&chunk));  // header: the stream holds the session now
+  ASSERT_TRUE(chunk.has_header());
+
+  request.set_indefinite(false);
+  const Collected second = Stream(stub_.get(), request);
+  EXPECT_EQ(second.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(second.status.error_message(), HasSubstr("already has an open StreamStates call"));
+
+  auto expect_busy = [](const grpc::Status& status) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_THAT(status.error_message(), HasSubstr("has an open StreamStates call; cancel it"));
+  };
+  {
+    grpc::ClientContext c;
+    SetDeadline(&c);
+    v1::UpdateSessionRequest update;
+    update.set_name("sessions/busy");
+    v1::Session s;
+    expect_busy(stub_->UpdateSession(&c, update, &s));
+  }
+  {
+    grpc::ClientContext c;
+    SetDeadline(&c);
+    v1::DeleteSessionRequest remove;
+    remove.set_name("sessions/busy");
+    google::protobuf::Empty e;
+    expect_busy(stub_->DeleteSession(&c, remove, &e));
+  }
+  EXPECT_EQ(Get("sessions/busy").state(), v1::SESSION_STATE_RUNNING);
+  context.TryCancel();
+  while (reader->Read(&chunk)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(WaitNotRunning("sessions/busy").state(), v1::SESSION_STATE_PAUSED);
+}
+
+// A stream cancelled mid-run and resumed from its last received sample + 1 yields exactly
+// (bitwise) the samples of an uninterrupted run: the core's Advance continues after the last
+// emitted sample, and the server replays samples it computed but the client never read.
+TEST_F(ServiceTest, ResumeAfterCancelEqualsAnUninterruptedRun) {
+  MustCreate("pendulum", "whole", 2.0);
+  MustCreate("pendulum", "broken", 2.0);
+  v1::StreamStatesRequest request;
+  request.set_frame_samples(7);
+  request.set_name("sessions/whole");
+  const Collected whole = Stream(stub_.get(), request);
+  ASSERT_TRUE(whole.status.ok()) << whole.status.error_message();
+
+  request.set_name("sessions/broken");
+  Collected joined = Stream(stub_.get(), request, 40);
+  EXPECT_EQ(joined.status.error_code(), grpc::StatusCode::CANCELLED);
+  ASSERT_GE(joined.t.size(), 40u);
+  WaitNotRunning("sessions/broken");
+  for (int round = 0; round < 2 && !joined.has_summary; ++round) {
+    request.set_start_sample_index(joined.index.back() + 1);
+    const Collected part = Stream(stub_.get(), request, round == 0 ? 60 : SIZE_MAX);
+    ASSERT_FALSE(part.index.empty());
+    EXPECT_EQ(part.index.front(), joined.index.back() + 1);
+    joined.index.insert(joined.index.end(), part.index.begin(), part.index.end());
+    joined.t.insert(joined.t.end(), part.t.begin(), part.t.end());
+    joined.values.insert(joined.values.end(), part.values.begin(), part.values.end());
+    joined.has_summary = part.has_summary;
+    WaitNotRunning("sessions/broken");
+  }
+  ASSERT_TRUE(joined.has_summary);
+  EXPECT_EQ(joined.index, whole.index);
+  ASSERT_EQ(joined.t.size(), whole.t.size());
+  ASSERT_EQ(joined.values.size(), whole.values.size());
+  for (std::size_t i = 0; i < whole.t.size(); ++i) EXPECT_EQ(joined.t[i], whole.t[i]) << i;
+  for (std::size_t i = 0; i < whole.values.size(); ++i) {
+    EXPECT_EQ(joined.values[i], whole.values[i]) << i;
+  }
+}
+
+TEST_F(ServiceTest, UpdateSessionReprojectsAndTheIndexContinues) {
+  MustCreate("pendulum", "upd", 0.5);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/upd");
+  const Collected first = Stream(stub_.get(), request);
+  ASSERT_TRUE(first.status.ok()) << first.status.error_message();
+
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::UpdateSessionRequest update;
+  update.set_name("sessions/upd");
+  (*update.mutable_parameters())["l"] = 2.0;
+  v1::Session updated;
+  const grpc::Status status = stub_->UpdateSession(&context, update, &updated);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  // A shorter rod: the state is re-projected onto the circle of radius 2.
+  EXPECT_NEAR(std::hypot(updated.values(0), updated.values(1)), 2.0, 1e-9);
+  EXPECT_DOUBLE_EQ(updated.parameters().at("l"), 2.0);
+
+  request.set_t_end(1.0);
+  const Collected second = Stream(stub_.get(), request);
+  ASSERT_TRUE(second.status.ok()) << second.status.error_message();
+  ASSERT_FALSE(second.index.empty());
+  EXPECT_EQ(second.index.front(), first.index.back() + 1);
+  bool saw_update = false;
+  for (const v1::Event& e : second.events) saw_update |= e.kind() == v1::EVENT_KIND_UPDATED;
+  EXPECT_TRUE(saw_update);
+  for (double r : second.residual_position) EXPECT_LE(r, kResidualTolerance);
+
+  grpc::ClientContext bad_context;
+  SetDeadline(&bad_context);
+  update.mutable_parameters()->clear();
+  (*update.mutable_parameters())["nope"] = 1.0;
+  const grpc::Status bad = stub_->UpdateSession(&bad_context, update, &updated);
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(bad.error_message(), HasSubstr("nope"));
+}
+
+TEST_F(ServiceTest, ForkSessionBranchesAtTheCurrentState) {
+  MustCreate("pendulum", "trunk", 0.5);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/trunk");
+  ASSERT_TRUE(Stream(stub_.get(), request).status.ok());
+
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ForkSessionRequest fork;
+  fork.set_name("sessions/trunk");
+  fork.set_session_id("branch");
+  v1::Session branch;
+  ASSERT_TRUE(stub_->ForkSession(&context, fork, &branch).ok());
+  EXPECT_EQ(branch.name(), "sessions/branch");
+  EXPECT_EQ(branch.t(), Get("sessions/trunk").t());
+
+  request.set_t_end(1.0);
+  const Collected a = Stream(stub_.get(), request);
+  request.set_name("sessions/branch");
+  const Collected b = Stream(stub_.get(), request);
+  ASSERT_TRUE(a.status.ok() && b.status.ok());
+  EXPECT_EQ(a.t, b.t);
+  EXPECT_EQ(a.values, b.values);
+
+  grpc::ClientContext missing_context;
+  SetDeadline(&missing_context);
+  fork.set_name("sessions/nope");
+  const grpc::Status missing = stub_->ForkSession(&missing_context, fork, &branch);
+  EXPECT_EQ(missing.error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ServiceTest, NumericalFailureDeliversGoodSamplesThenAborts) {
+  ASSERT_TRUE(Register(kFailingSpec).ok());
+  v1::CreateSessionRequest create;
+  create.set_model("fold");
+  create.set_session_id("fold");
+  v1::Session session;
+  ASSERT_TRUE(CreateSession(create, &session).ok());
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/fold");
+  const Collected run = Stream(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::ABORTED) << run.status.error_message();
+  const google::rpc::ErrorInfo info = ErrorInfoOf(run.status);
+  EXPECT_EQ(info.domain(), "tether.dev");
+  EXPECT_THAT(info.reason(), ::testing::AnyOf("PROJECTION_FAILED", "SINGULAR_CONSTRAINTS",
+                                              "STEP_SIZE_UNDERFLOW", "NON_FINITE"));
+  EXPECT_TRUE(info.metadata().contains("t"));
+  EXPECT_TRUE(info.metadata().contains("residual_position"));
+  // Good samples up to the fold at t = 1 were delivered first; none past t = 1 (y would be
+  // imaginary) can be good.
+  ASSERT_FALSE(run.t.empty());
+  EXPECT_GT(run.t.back(), 0.5);
+  EXPECT_LE(run.t.back(), 1.0 + 1e-9);
+  ASSERT_TRUE(run.has_summary);
+  EXPECT_NE(run.summary.termination(), v1::TERMINATION_REACHED_END);
+
+  const v1::Session failed = WaitNotRunning("sessions/fold");
+  EXPECT_EQ(failed.state(), v1::SESSION_STATE_FAILED);
+  // The session keeps its last good state and resumes after an update.
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::UpdateSessionRequest update;
+  update.set_name("sessions/fold");
+  (*update.mutable_values())["x"] = 0.0;
+  (*update.mutable_values())["y"] = 1.0;
+  v1::Session updated;
+  const grpc::Status status = stub_->UpdateSession(&context, update, &updated);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  request.set_t_end(failed.t() + 0.2);
+  const Collected resumed = Stream(stub_.get(), request);
+  EXPECT_TRUE(resumed.status.ok()) << resumed.status.error_message();
+  ASSERT_FALSE(resumed.index.empty());
+  EXPECT_EQ(resumed.index.front(), run.index.back() + 1);
+}
+
+TEST_F(ServiceTest, SimulateByNameAndInlineSpecKeepsNothing) {
+  v1::SimulateRequest request;
+  request.set_model("models/pendulum");
+  request.mutable_options()->set_t_end(0.5);
+  request.mutable_options()->set_output_interval(0.05);
+  const Collected by_name = RunSimulate(stub_.get(), request);
+  ASSERT_TRUE(by_name.status.ok()) << by_name.status.error_message();
+  EXPECT_EQ(by_name.t.size(), 11u);
+  EXPECT_EQ(by_name.summary.termination(), v1::TERMINATION_REACHED_END);
+  for (double r : by_name.residual_position) EXPECT_LE(r, kResidualTolerance);
+
+  request.set_spec_json(kOscillatorSpec);
+  const Collected inline_spec = RunSimulate(stub_.get(), request);
+  ASSERT_TRUE(inline_spec.status.ok()) << inline_spec.status.error_message();
+  EXPECT_FALSE(inline_spec.t.empty());
+
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ListSessionsResponse sessions;
+  ASSERT_TRUE(stub_->ListSessions(&context, v1::ListSessionsRequest(), &sessions).ok());
+  EXPECT_EQ(sessions.sessions_size(), 0);
+  // The inline spec was not registered.
+  grpc::ClientContext get_context;
+  SetDeadline(&get_context);
+  v1::GetModelRequest get;
+  get.set_name("oscillator");
+  v1::Model model;
+  EXPECT_EQ(stub_->GetModel(&get_context, get, &model).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ServiceTest, SimulateErrors) {
+  v1::SimulateRequest request;
+  Collected run = RunSimulate(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(run.status.error_message(), HasSubstr("set model or spec_json"));
+
+  request.set_model("nope");
+  run = RunSimulate(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::NOT_FOUND);
+
+  request.set_spec_json("{\"name\": 3}");
+  run = RunSimulate(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(run.status.error_message(), HasSubstr("spec_json: "));
+  EXPECT_GE(BadRequestOf(run.status).field_violations_size(), 1);
+}
+
+TEST_F(ServiceTest, StepLimitPerStreamPausesTheSession) {
+  ServerConfig config = TestConfig();
+  config.max_steps_per_stream = 5;
+  Restart(config);
+  MustCreate("pendulum", "limited", 1.0);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/limited");
+  request.set_frame_samples(1);
+  const Collected run = Stream(stub_.get(), request);
+  EXPECT_EQ(run.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(run.status.error_message(), HasSubstr("max_steps_per_stream = 5"));
+  EXPECT_FALSE(run.t.empty());
+  EXPECT_EQ(WaitNotRunning("sessions/limited").state(), v1::SESSION_STATE_PAUSED);
+}
+
+TEST_F(ServiceTest, RealtimePacingFollowsTheWallClock) {
+  MustCreate("pendulum", "paced", 0.2);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/paced");
+  request.set_frame_samples(5);
+  request.set_realtime_factor(1.0);
+  const auto start = std::chrono::steady_clock::now();
+  const Collected run = Stream(stub_.get(), request);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(run.status.ok()) << run.status.error_message();
+  // 0.2 simulated seconds at factor 1: the last frame is due 0.2 s after the start.
+  EXPECT_GE(wall, 0.19);
+}
+
+TEST_F(ServiceTest, HealthIsServingAndTurnsNotServingOnShutdown) {
+  const auto channel = server_->InProcessChannel();
+  EXPECT_EQ(HealthStatus(channel), 1);
+  MustCreate("pendulum", "draining", 1.0);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/draining");
+  request.set_indefinite(true);
+  request.set_realtime_factor(1.0);
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  auto reader = stub_->StreamStates(&context, request);
+  v1::StateChunk chunk;
+  ASSERT_TRUE(reader->Read(&chunk));
+  std::thread drain([this] { server_->Shutdown(std::chrono::milliseconds(300)); });
+  // During the grace period: NOT_SERVING, and new sessions are refused.
+  int health = 1;
+  for (int i = 0; i < 100 && health == 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    health = HealthStatus(channel);
+  }
+  EXPECT_EQ(health, 2);
+  v1::CreateSessionRequest create;
+  create.set_model("pendulum");
+  v1::Session session;
+  const grpc::Status refused = CreateSession(create, &session);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(refused.error_message(), HasSubstr("draining"));
+  while (reader->Read(&chunk)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
+  drain.join();
+}
+
+}  // namespace
+}  // namespace tether::server::testing

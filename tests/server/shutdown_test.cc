@@ -1,0 +1,156 @@
+// SIGTERM to a real tether-server process with open streams: health turns NOT_SERVING during
+// the drain, the streams end, and the process exits 0.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace tether::server::testing {
+namespace {
+
+class ServerProcess {
+ public:
+  // Starts tether-server on 127.0.0.1 port 0; its stderr goes to a file read for the port.
+  explicit ServerProcess(std::chrono::milliseconds grace) {
+    log_ = ::testing::TempDir() + "tether_server_" + std::to_string(::getpid()) + ".log";
+    const std::string grace_text = std::to_string(grace.count());
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      std::FILE* err = std::freopen(log_.c_str(), "w", stderr);
+      (void)err;
+      ::execl(TETHER_SERVER_BINARY, TETHER_SERVER_BINARY, "--listen", "127.0.0.1:0",
+              "--drain-grace", grace_text.c_str(), "--worker-threads", "2",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  ~ServerProcess() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  // The port from the {"event":"serving","port":N} line; 0 if none within 10 s.
+  int WaitForPort() {
+    for (int i = 0; i < 1000; ++i) {
+      std::ifstream in(log_);
+      std::string line;
+      while (std::getline(in, line)) {
+        const auto json = nlohmann::json::parse(line, nullptr, false);
+        if (json.is_object() && json.value("event", "") == "serving") return json.value("port", 0);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return 0;
+  }
+
+  // Exit code, or -1 if the process did not exit within `limit` (it is then killed).
+  int WaitForExit(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+
+  void Signal(int number) { ::kill(pid_, number); }
+  std::string Log() const {
+    std::ifstream in(log_);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+};
+
+TEST(ShutdownTest, SigtermDrainsOpenStreamsAndExitsZero) {
+  ServerProcess process(std::chrono::milliseconds(800));
+  const int port = process.WaitForPort();
+  ASSERT_GT(port, 0) << process.Log();
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::SimulationService::NewStub(channel);
+  EXPECT_EQ(HealthStatus(channel), 1);
+
+  constexpr int kStreams = 3;
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReader<v1::StateChunk>>> readers;
+  for (int i = 0; i < kStreams; ++i) {
+    grpc::ClientContext create_context;
+    SetDeadline(&create_context);
+    v1::CreateSessionRequest create;
+    create.set_model("pendulum");
+    v1::Session session;
+    ASSERT_TRUE(stub->CreateSession(&create_context, create, &session).ok());
+    v1::StreamStatesRequest request;
+    request.set_name(session.name());
+    request.set_indefinite(true);
+    request.set_realtime_factor(1.0);  // runs for ever in wall-clock time
+    request.set_frame_samples(5);
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    SetDeadline(contexts.back().get());
+    readers.push_back(stub->StreamStates(contexts.back().get(), request));
+    v1::StateChunk chunk;
+    ASSERT_TRUE(readers.back()->Read(&chunk));
+  }
+  std::vector<grpc::Status> statuses(kStreams);
+  std::vector<std::thread> drains;
+  for (int i = 0; i < kStreams; ++i) {
+    drains.emplace_back([&, i] {
+      v1::StateChunk chunk;
+      while (readers[static_cast<std::size_t>(i)]->Read(&chunk)) {
+      }
+      statuses[static_cast<std::size_t>(i)] = readers[static_cast<std::size_t>(i)]->Finish();
+    });
+  }
+
+  process.Signal(SIGTERM);
+  // Within the 800 ms grace the server still answers, NOT_SERVING.
+  int health = 1;
+  for (int i = 0; i < 50 && health == 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    health = HealthStatus(channel);
+  }
+  EXPECT_EQ(health, 2);
+
+  for (std::thread& t : drains) t.join();
+  for (const grpc::Status& status : statuses) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  }
+  EXPECT_EQ(process.WaitForExit(std::chrono::seconds(10)), 0) << process.Log();
+  EXPECT_THAT(process.Log(), ::testing::HasSubstr("\"event\":\"draining\""));
+  EXPECT_THAT(process.Log(), ::testing::HasSubstr("\"method\":\"tether.v1.SimulationService/StreamStates\""));
+}
+
+TEST(ShutdownTest, SigintWithoutStreamsExitsZeroAtOnce) {
+  ServerProcess process(std::chrono::milliseconds(5000));
+  ASSERT_GT(process.WaitForPort(), 0) << process.Log();
+  const auto start = std::chrono::steady_clock::now();
+  process.Signal(SIGINT);
+  EXPECT_EQ(process.WaitForExit(std::chrono::seconds(10)), 0) << process.Log();
+  // No open stream: the drain does not wait for its grace.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+}  // namespace
+}  // namespace tether::server::testing

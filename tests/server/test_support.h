@@ -1,0 +1,130 @@
+// Helpers shared by the server tests: an in-process or loopback server, stream collection,
+// and decoding of google.rpc details.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "google/rpc/error_details.pb.h"
+#include "tether/server/server.h"
+#include "tether/v1/simulation_service.grpc.pb.h"
+
+namespace tether::server::testing {
+
+// Every call of a test gets this deadline: far above any run here (< 1 s), so that a hang
+// fails instead of blocking ctest.
+inline constexpr std::chrono::seconds kCallDeadline{20};
+
+inline void SetDeadline(grpc::ClientContext* context) {
+  context->set_deadline(std::chrono::system_clock::now() + kCallDeadline);
+}
+
+// A config for tests: in-process only, quiet, 2 workers.
+inline ServerConfig TestConfig() {
+  ServerConfig config;
+  config.listen = "";
+  config.log_rpcs = false;
+  config.worker_threads = 2;
+  return config;
+}
+
+// Everything a stream delivered.
+struct Collected {
+  v1::StreamHeader header;
+  std::vector<std::uint64_t> index;
+  std::vector<double> t;
+  std::vector<double> values;  // row-major over header.columns
+  std::vector<double> residual_position;
+  std::vector<double> residual_velocity;
+  std::vector<v1::Event> events;
+  bool has_summary = false;
+  v1::StreamSummary summary;
+  grpc::Status status;
+};
+
+// Reads a stream to its end, or until `max_samples` samples arrived; then cancels it.
+inline Collected Collect(grpc::ClientContext* context,
+                         grpc::ClientReader<v1::StateChunk>* reader,
+                         std::size_t max_samples = SIZE_MAX) {
+  Collected out;
+  v1::StateChunk chunk;
+  bool cancelled = false;
+  while (reader->Read(&chunk)) {
+    if (chunk.has_header()) out.header = chunk.header();
+    if (chunk.has_summary()) {
+      out.has_summary = true;
+      out.summary = chunk.summary();
+    }
+    if (!chunk.has_frame()) continue;
+    const v1::Frame& f = chunk.frame();
+    for (int i = 0; i < f.t_size(); ++i) out.index.push_back(f.first_sample_index() + static_cast<std::uint64_t>(i));
+    out.t.insert(out.t.end(), f.t().begin(), f.t().end());
+    out.values.insert(out.values.end(), f.values().begin(), f.values().end());
+    out.residual_position.insert(out.residual_position.end(), f.residual_position().begin(),
+                                 f.residual_position().end());
+    out.residual_velocity.insert(out.residual_velocity.end(), f.residual_velocity().begin(),
+                                 f.residual_velocity().end());
+    out.events.insert(out.events.end(), f.events().begin(), f.events().end());
+    if (out.t.size() >= max_samples) {
+      context->TryCancel();
+      cancelled = true;
+      break;
+    }
+  }
+  if (cancelled) {
+    while (reader->Read(&chunk)) {
+    }
+  }
+  out.status = reader->Finish();
+  return out;
+}
+
+inline Collected Stream(v1::SimulationService::Stub* stub, const v1::StreamStatesRequest& request,
+                        std::size_t max_samples = SIZE_MAX) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  auto reader = stub->StreamStates(&context, request);
+  return Collect(&context, reader.get(), max_samples);
+}
+
+inline Collected RunSimulate(v1::SimulationService::Stub* stub, const v1::SimulateRequest& request) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  auto reader = stub->Simulate(&context, request);
+  return Collect(&context, reader.get());
+}
+
+// The google.rpc.BadRequest of a status, or an empty one.
+inline google::rpc::BadRequest BadRequestOf(const grpc::Status& status) {
+  google::rpc::Status rich;
+  google::rpc::BadRequest bad;
+  if (rich.ParseFromString(status.error_details())) {
+    for (const auto& detail : rich.details()) {
+      if (detail.UnpackTo(&bad)) return bad;
+    }
+  }
+  return bad;
+}
+
+inline google::rpc::ErrorInfo ErrorInfoOf(const grpc::Status& status) {
+  google::rpc::Status rich;
+  google::rpc::ErrorInfo info;
+  if (rich.ParseFromString(status.error_details())) {
+    for (const auto& detail : rich.details()) {
+      if (detail.UnpackTo(&info)) return info;
+    }
+  }
+  return info;
+}
+
+// grpc.health.v1.Health/Check through the generic stub (the health protos are not ours to
+// compile into the test): request {} is empty; response field 1 is the status enum.
+// Returns 1 SERVING, 2 NOT_SERVING, -1 on an RPC error.
+int HealthStatus(const std::shared_ptr<grpc::Channel>& channel);
+
+}  // namespace tether::server::testing
