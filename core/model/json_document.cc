@@ -39,8 +39,8 @@ class DocumentBuilder {
     Frame& frame = frames_.back();
     frame.key = name;
     if (!frame.keys.insert(name).second) {
-      problems_.push_back({Path(), 0,
-                           "duplicate key '" + name + "' (JSON keeps only one of the values)"});
+      problems_.push_back(
+          {Path(), 0, "duplicate key '" + name + "' (JSON keeps only one of the values)"});
     }
     return dom_.key(name);
   }
@@ -64,8 +64,8 @@ class DocumentBuilder {
     const std::string at =
         "line " + std::to_string(where.line) + ", column " + std::to_string(where.column);
     if (error.id == kNumberOverflow) {
-      problems_.push_back({Path(), 0, "number " + last_token + " at " + at +
-                                          " is not a finite double"});
+      problems_.push_back(
+          {Path(), 0, "number " + last_token + " at " + at + " is not a finite double"});
     } else {
       problems_.push_back({"", 0, "invalid JSON at " + at + ": " + Reason(error.what())});
     }
@@ -85,8 +85,9 @@ class DocumentBuilder {
 
   bool Open() {
     if (frames_.size() < kMaxNesting) return true;
-    problems_.push_back({Path(), 0, "JSON nested deeper than " + std::to_string(kMaxNesting) +
-                                        " levels; a model spec needs at most 4"});
+    problems_.push_back({Path(), 0,
+                         "JSON nested deeper than " + std::to_string(kMaxNesting) +
+                             " levels; a model spec needs at most 4"});
     failed_ = true;
     return false;
   }

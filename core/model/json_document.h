@@ -3,11 +3,10 @@
 // (which JSON parsers silently collapse to one, hiding a typo or a pasted twice line).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tether/model/model.h"
 

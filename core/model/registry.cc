@@ -68,7 +68,8 @@ RegistryResult ModelRegistry::Remove(std::string_view name) {
   }
   if (it->second.builtin) {
     result.status = RegistryStatus::kReadOnly;
-    result.message = "model '" + std::string(name) + "' is part of the built-in catalog and "
+    result.message = "model '" + std::string(name) +
+                     "' is part of the built-in catalog and "
                      "cannot be removed";
     return result;
   }

@@ -26,16 +26,16 @@ constexpr std::size_t kMaxNameLength = 64;
 constexpr std::size_t kMaxListedProblems = 100;
 
 constexpr std::array<std::string_view, 12> kCommonFields = {
-    "name",        "title",   "description", "form",  "parameters", "definitions",
-    "constraints", "inequalities", "initial", "outputs", "units",     "simulation"};
+    "name",        "title",        "description", "form",    "parameters", "definitions",
+    "constraints", "inequalities", "initial",     "outputs", "units",      "simulation"};
 constexpr std::array<std::string_view, 4> kMechanicalFields = {"coordinates", "velocities", "mass",
                                                                "forces"};
 constexpr std::array<std::string_view, 3> kIndexFields = {"differential", "algebraic", "rhs"};
 
 // Names the expression language gives a meaning of its own (parse.h).
 constexpr std::array<std::string_view, 20> kFunctionNames = {
-    "sin",  "cos",  "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-    "exp",  "log",  "sqrt", "abs", "sign", "min",  "max",   "pow",  "pi",   "t"};
+    "sin", "cos", "tan",  "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+    "exp", "log", "sqrt", "abs",  "sign", "min",  "max",   "pow",  "pi",   "t"};
 
 enum class NameKind : std::uint8_t {
   kParameter,
@@ -247,8 +247,8 @@ class SpecReader {
       if (IsValidModelName(*name)) {
         model_->name = *name;
       } else {
-        Problem("name", "model name '" + *name +
-                            "' is invalid: it must match [a-z][a-z0-9_-]{0,62}");
+        Problem("name",
+                "model name '" + *name + "' is invalid: it must match [a-z][a-z0-9_-]{0,62}");
       }
     }
     model_->title = ReadString(document, "", "title", false).value_or("");
@@ -270,8 +270,10 @@ class SpecReader {
   void CheckFields(const Json& document) {
     std::vector<std::string> known(kCommonFields.begin(), kCommonFields.end());
     const bool any_form = !form_.has_value();
-    if (any_form || IsMechanical()) known.insert(known.end(), kMechanicalFields.begin(), kMechanicalFields.end());
-    if (any_form || !IsMechanical()) known.insert(known.end(), kIndexFields.begin(), kIndexFields.end());
+    if (any_form || IsMechanical())
+      known.insert(known.end(), kMechanicalFields.begin(), kMechanicalFields.end());
+    if (any_form || !IsMechanical())
+      known.insert(known.end(), kIndexFields.begin(), kIndexFields.end());
     for (const auto& item : document.items()) {
       const std::string& key = item.key();
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
@@ -290,15 +292,16 @@ class SpecReader {
   bool Register(const std::string& name, NameKind kind, const std::string& path,
                 std::size_t index) {
     if (!IsIdentifier(name)) {
-      Problem(path, "'" + name + "' is not a valid name: use letters, digits and '_', not "
-                                 "starting with a digit, at most 64 characters");
+      Problem(path, "'" + name +
+                        "' is not a valid name: use letters, digits and '_', not "
+                        "starting with a digit, at most 64 characters");
       return false;
     }
     if (Contains(kFunctionNames, name)) {
       Problem(path, "'" + name + "' is reserved (" +
-                        (name == "t" ? std::string("the time") :
-                         name == "pi" ? std::string("the constant π") :
-                                        std::string("a function of the expression language")) +
+                        (name == "t"    ? std::string("the time")
+                         : name == "pi" ? std::string("the constant π")
+                                        : std::string("a function of the expression language")) +
                         ")");
       return false;
     }
@@ -329,8 +332,7 @@ class SpecReader {
   }
 
   void ReadParameters(const Json& document) {
-    const Json* parameters =
-        TypedField(document, "", "parameters", Json::value_t::object, false);
+    const Json* parameters = TypedField(document, "", "parameters", Json::value_t::object, false);
     if (parameters == nullptr) return;
     CheckCount(parameters->size(), limits_.max_parameters, "parameters", "parameters");
     if (refused_) return;
@@ -352,8 +354,10 @@ class SpecReader {
       return number.has_value();
     }
     if (!value.is_object()) {
-      Problem(path, "must be a number or an object {\"value\": …, \"unit\": …, "
-                    "\"description\": …}, not " + TypeName(value));
+      Problem(path,
+              "must be a number or an object {\"value\": …, \"unit\": …, "
+              "\"description\": …}, not " +
+                  TypeName(value));
       return false;
     }
     CheckKeys(value, path, std::array<std::string_view, 3>{"value", "unit", "description"});
@@ -408,8 +412,8 @@ class SpecReader {
     CheckCount(model_->num_states(), limits_.max_variables, "", "state variables");
   }
 
-  void ReadKeysAsNames(const Json& document, std::string_view key, NameKind kind,
-                       std::size_t limit, std::vector<std::string>& names) {
+  void ReadKeysAsNames(const Json& document, std::string_view key, NameKind kind, std::size_t limit,
+                       std::vector<std::string>& names) {
     const Json* object = TypedField(document, "", key, Json::value_t::object, false);
     if (object == nullptr || refused_) return;
     CheckCount(object->size(), limit, std::string(key), "entries");
@@ -433,8 +437,7 @@ class SpecReader {
 
   // Parses the expression at `path`, checking each name against `site`. With
   // `definition_uses`, uses of definitions are collected there (for ordering) instead of checked.
-  std::optional<Raw> ParseExpression(const Json& value, const std::string& path,
-                                     const Site& site,
+  std::optional<Raw> ParseExpression(const Json& value, const std::string& path, const Site& site,
                                      std::vector<std::size_t>* definition_uses = nullptr) {
     if (refused_) return std::nullopt;
     if (value.is_number()) {
@@ -448,8 +451,7 @@ class SpecReader {
     }
     const std::string& text = value.get_ref<const std::string&>();
     if (text.size() > limits_.max_expression_length) {
-      Problem(path, "expression has " + std::to_string(text.size()) +
-                        " characters; the limit is " +
+      Problem(path, "expression has " + std::to_string(text.size()) + " characters; the limit is " +
                         std::to_string(limits_.max_expression_length));
       return std::nullopt;
     }
@@ -494,14 +496,17 @@ class SpecReader {
       } else if (entry.kind == NameKind::kDefinition) {
         ok = CheckDefinitionUse(entry.index, use, path, site) && ok;
       } else if (entry.kind == NameKind::kOutput || entry.kind == NameKind::kConstraint) {
-        Problem(path, "'" + use.name + "' is " + (entry.kind == NameKind::kOutput ? "an output" : "a constraint name") +
-                          ", not a value expressions can use (make it a definition)",
+        Problem(path,
+                "'" + use.name + "' is " +
+                    (entry.kind == NameKind::kOutput ? "an output" : "a constraint name") +
+                    ", not a value expressions can use (make it a definition)",
                 use.column);
         ok = false;
       } else if ((site.allowed & Bit(entry.kind)) == 0) {
-        Problem(path, site.what + " may not use " + KindName(entry.kind) + " '" + use.name +
-                          "'" + site.why,
-                use.column);
+        Problem(
+            path,
+            site.what + " may not use " + KindName(entry.kind) + " '" + use.name + "'" + site.why,
+            use.column);
         ok = false;
       }
     }
@@ -509,14 +514,15 @@ class SpecReader {
   }
 
   // A definition brings along every variable it reaches.
-  bool CheckDefinitionUse(std::size_t definition, const expr::NameUse& use,
-                          const std::string& path, const Site& site) {
+  bool CheckDefinitionUse(std::size_t definition, const expr::NameUse& use, const std::string& path,
+                          const Site& site) {
     if (definition_order_.broken[definition]) return false;  // its cycle is reported
     bool ok = true;
     for (const auto& [kind, variable] : reach_[definition]) {
       if ((site.allowed & Bit(kind)) != 0) continue;
-      Problem(path, site.what + " may not use " + KindName(kind) + " '" + variable +
-                        "' (through definition '" + use.name + "')" + site.why,
+      Problem(path,
+              site.what + " may not use " + KindName(kind) + " '" + variable +
+                  "' (through definition '" + use.name + "')" + site.why,
               use.column);
       ok = false;
     }
@@ -534,9 +540,11 @@ class SpecReader {
     }
     const std::size_t bound = raw.depth + below;
     if (bound <= limits_.max_expanded_depth) return true;
-    Problem(path, "expression is nested too deeply once definitions are substituted (depth up "
-                  "to " + std::to_string(bound) + "; the limit is " +
-                      std::to_string(limits_.max_expanded_depth) + ")");
+    Problem(path,
+            "expression is nested too deeply once definitions are substituted (depth up "
+            "to " +
+                std::to_string(bound) + "; the limit is " +
+                std::to_string(limits_.max_expanded_depth) + ")");
     return false;
   }
 
@@ -569,7 +577,8 @@ class SpecReader {
     definition_order_ = OrderDefinitions(uses);
     for (const std::vector<std::size_t>& cycle : definition_order_.cycles) {
       std::string text;
-      for (std::size_t member : cycle) text += (text.empty() ? "" : " -> ") + definition_names_[member];
+      for (std::size_t member : cycle)
+        text += (text.empty() ? "" : " -> ") + definition_names_[member];
       Problem("definitions." + definition_names_[cycle.front()],
               "definitions form a cycle: " + text);
     }
@@ -598,7 +607,8 @@ class SpecReader {
       if (definition_depth_[d] > limits_.max_expanded_depth) {
         Problem("definitions." + definition_names_[d],
                 "definition is nested too deeply once the definitions it uses are substituted "
-                "(depth up to " + std::to_string(definition_depth_[d]) + "; the limit is " +
+                "(depth up to " +
+                    std::to_string(definition_depth_[d]) + "; the limit is " +
                     std::to_string(limits_.max_expanded_depth) + ")");
       }
     }
@@ -656,8 +666,8 @@ class SpecReader {
     if (model_->constraints.size() != ny) {
       Problem("constraints", "has " + std::to_string(model_->constraints.size()) +
                                  " constraints but there are " + std::to_string(ny) +
-                                 " algebraic variables; form '" +
-                                 std::string(FormName(*form_)) + "' needs one constraint each");
+                                 " algebraic variables; form '" + std::string(FormName(*form_)) +
+                                 "' needs one constraint each");
     }
     ReadExpressionList(document, "inequalities", Site{"an inequality", allowed, why}, false,
                        std::nullopt, "", model_->inequalities);
@@ -665,8 +675,8 @@ class SpecReader {
 
   // A list of expressions; with `expected`, its length must be that (`of` names what counts).
   void ReadExpressionList(const Json& document, std::string_view key, const Site& site,
-                          bool required, std::optional<std::size_t> expected,
-                          const std::string& of, std::vector<expr::Expr>& out) {
+                          bool required, std::optional<std::size_t> expected, const std::string& of,
+                          std::vector<expr::Expr>& out) {
     const Json* list = TypedField(document, "", key, Json::value_t::array, required);
     if (list == nullptr) return;
     if (expected && list->size() != *expected) {
@@ -697,10 +707,12 @@ class SpecReader {
       if (!full) {
         model_->mass[i * n + i] = Entry(row, path, site);
       } else if (!row.is_array() || row.size() != n) {
-        Problem(path, "must be a row of " + std::to_string(n) + " expressions, not " +
-                          (row.is_array() ? std::to_string(row.size()) + " entries" : TypeName(row)));
+        Problem(path,
+                "must be a row of " + std::to_string(n) + " expressions, not " +
+                    (row.is_array() ? std::to_string(row.size()) + " entries" : TypeName(row)));
       } else {
-        for (std::size_t j = 0; j < n; ++j) model_->mass[i * n + j] = Entry(row[j], Index(path, j), site);
+        for (std::size_t j = 0; j < n; ++j)
+          model_->mass[i * n + j] = Entry(row[j], Index(path, j), site);
       }
     }
   }
@@ -824,10 +836,10 @@ class SpecReader {
   }
 
   void ReadSimulation(const Json& document) {
-    const Json* simulation =
-        TypedField(document, "", "simulation", Json::value_t::object, false);
+    const Json* simulation = TypedField(document, "", "simulation", Json::value_t::object, false);
     if (simulation == nullptr) return;
-    CheckKeys(*simulation, "simulation", std::array<std::string_view, 2>{"t_end", "output_interval"});
+    CheckKeys(*simulation, "simulation",
+              std::array<std::string_view, 2>{"t_end", "output_interval"});
     model_->t_end = PositiveSetting(*simulation, "t_end");
     model_->output_interval = PositiveSetting(*simulation, "output_interval");
   }

@@ -1,12 +1,12 @@
 // The built-in catalog: every spec validates, has the expected shape, and the analytic
 // solutions its descriptions state satisfy the equations.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <string>
-
-#include <Eigen/Dense>
-#include <gtest/gtest.h>
 
 #include "core/model/spec_fixtures.h"
 #include "tether/model/registry.h"
@@ -49,10 +49,8 @@ struct Shape {
 
 TEST(CatalogTest, ShapesAreAsDocumented) {
   const Shape shapes[] = {
-      {"pendulum", Form::kMechanical, 4, 1},
-      {"double_pendulum", Form::kMechanical, 8, 2},
-      {"slider_crank", Form::kMechanical, 8, 3},
-      {"index1_tanh", Form::kIndex1, 3, 1},
+      {"pendulum", Form::kMechanical, 4, 1},     {"double_pendulum", Form::kMechanical, 8, 2},
+      {"slider_crank", Form::kMechanical, 8, 3}, {"index1_tanh", Form::kIndex1, 3, 1},
       {"index2_spiral", Form::kIndex2, 3, 1},
   };
   for (const Shape& shape : shapes) {
@@ -117,8 +115,9 @@ TEST(CatalogTest, MechanicalConstraintsAreIndependentInitially) {
     Eigen::MatrixXd jacobian(m, n);
     for (Eigen::Index i = 0; i < m; ++i) {
       for (Eigen::Index j = 0; j < n; ++j) {
-        const expr::Expr d = model->context->Diff(model->constraints[static_cast<std::size_t>(i)],
-                                                  model->coordinates[static_cast<std::size_t>(j)].symbol);
+        const expr::Expr d =
+            model->context->Diff(model->constraints[static_cast<std::size_t>(i)],
+                                 model->coordinates[static_cast<std::size_t>(j)].symbol);
         jacobian(i, j) = Evaluate(*model, d, at);
       }
     }

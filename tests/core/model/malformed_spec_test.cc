@@ -1,10 +1,10 @@
 // A table of malformed specs, each with the problem it must produce: JSON path, a message
 // substring and, inside an expression, the column.
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/model/spec_fixtures.h"
 
@@ -46,7 +46,8 @@ std::vector<Case> Cases() {
       {"not an object", "[1, 2]", "", "must be a JSON object, not an array"},
       {"number overflow", overflow, "parameters.m", "1e999"},
       {"duplicate key", duplicate, "parameters.m", "duplicate key 'm'"},
-      {"missing name", Pendulum([](Json& s) { s.erase("name"); }), "name", "required field is missing"},
+      {"missing name", Pendulum([](Json& s) { s.erase("name"); }), "name",
+       "required field is missing"},
       {"invalid model name", Pendulum([](Json& s) { s["name"] = "Pendulum"; }), "name",
        "must match [a-z][a-z0-9_-]{0,62}"},
       {"name not a string", Pendulum([](Json& s) { s["name"] = 42; }), "name",
@@ -59,33 +60,40 @@ std::vector<Case> Cases() {
        "does not belong to form 'mechanical'"},
       {"parameter of wrong type", Pendulum([](Json& s) { s["parameters"]["m"] = "two"; }),
        "parameters.m", "must be a number or an object"},
-      {"parameter object typo",
-       Pendulum([](Json& s) { s["parameters"]["m"] = {{"value", 2}, {"unti", "kg"}}; }),
+      {"parameter object typo", Pendulum([](Json& s) {
+         s["parameters"]["m"] = {{"value", 2}, {"unti", "kg"}};
+       }),
        "parameters.m.unti", "unknown field 'unti' (did you mean 'unit'?)"},
-      {"parameter object without value",
-       Pendulum([](Json& s) { s["parameters"]["m"] = {{"unit", "kg"}}; }), "parameters.m.value",
-       "required field is missing"},
+      {"parameter object without value", Pendulum([](Json& s) {
+         s["parameters"]["m"] = {{"unit", "kg"}};
+       }),
+       "parameters.m.value", "required field is missing"},
       {"coordinate not a string", Pendulum([](Json& s) { s["coordinates"][1] = 3; }),
        "coordinates[1]", "must be a name (a string), not a number"},
       {"invalid identifier", Pendulum([](Json& s) { s["coordinates"][0] = "2x"; }),
        "coordinates[0]", "'2x' is not a valid name"},
-      {"overlong name",
-       Pendulum([](Json& s) { s["parameters"][std::string(65, 'a')] = 1; }),
+      {"overlong name", Pendulum([](Json& s) { s["parameters"][std::string(65, 'a')] = 1; }),
        "parameters." + std::string(65, 'a'), "at most 64 characters"},
       {"reserved function name", Pendulum([](Json& s) { s["parameters"]["sin"] = 1; }),
        "parameters.sin", "'sin' is reserved"},
       {"reserved time", Pendulum([](Json& s) { s["velocities"][1] = "t"; }), "velocities[1]",
        "'t' is reserved (the time)"},
-      {"duplicate across namespaces", Pendulum([](Json& s) { s["definitions"] = {{"m", "2"}}; }),
+      {"duplicate across namespaces", Pendulum([](Json& s) {
+         s["definitions"] = {{"m", "2"}};
+       }),
        "definitions.m", "name 'm' is already used by parameters.m"},
       {"output named like a coordinate", Pendulum([](Json& s) { s["outputs"]["x"] = "x"; }),
        "outputs.x", "already used by coordinates[0]"},
       {"velocity count", Pendulum([](Json& s) { s["velocities"] = {"vx"}; }), "velocities",
        "has 1 names but there are 2 coordinates"},
-      {"mass diagonal size", Pendulum([](Json& s) { s["mass"] = {"m", "m", "m"}; }), "mass",
-       "has 3 entries but there are 2 coordinates"},
-      {"mass row size", Pendulum([](Json& s) { s["mass"][1] = {"0", "m", "0"}; }), "mass[1]",
-       "must be a row of 2 expressions, not 3 entries"},
+      {"mass diagonal size", Pendulum([](Json& s) {
+         s["mass"] = {"m", "m", "m"};
+       }),
+       "mass", "has 3 entries but there are 2 coordinates"},
+      {"mass row size", Pendulum([](Json& s) {
+         s["mass"][1] = {"0", "m", "0"};
+       }),
+       "mass[1]", "must be a row of 2 expressions, not 3 entries"},
       {"mass entry unknown name", Pendulum([](Json& s) { s["mass"][1][1] = "mm"; }), "mass[1][1]",
        "unknown name 'mm' (did you mean 'm'?)", 1},
       {"force count", Pendulum([](Json& s) { s["forces"] = {"0"}; }), "forces",
@@ -97,8 +105,9 @@ std::vector<Case> Cases() {
          s["constraints"] = {"x^2 + y^2 - lenght^2"};
        }),
        "constraints[0]", "unknown name 'lenght' (did you mean 'length'?)", 13},
-      {"constraint uses a velocity", Pendulum([](Json& s) { s["constraints"] = {"x*vx + y^2 - l^2"}; }),
-       "constraints[0]", "a constraint may not use velocity 'vx'", 3},
+      {"constraint uses a velocity",
+       Pendulum([](Json& s) { s["constraints"] = {"x*vx + y^2 - l^2"}; }), "constraints[0]",
+       "a constraint may not use velocity 'vx'", 3},
       {"constraint uses a velocity through a definition", Pendulum([](Json& s) {
          s["definitions"] = {{"ke", "vx^2"}};
          s["constraints"] = {"x^2 + y^2 - l^2 + ke"};
@@ -112,32 +121,49 @@ std::vector<Case> Cases() {
          s["constraints"] = {"x", "y", "x + y"};
        }),
        "constraints", "at most as many constraints as coordinates"},
-      {"definition cycle", Pendulum([](Json& s) { s["definitions"] = {{"a", "b + 1"}, {"b", "2*a"}}; }),
+      {"definition cycle", Pendulum([](Json& s) {
+         s["definitions"] = {{"a", "b + 1"}, {"b", "2*a"}};
+       }),
        "definitions.a", "definitions form a cycle: a -> b -> a"},
-      {"definition self-cycle", Pendulum([](Json& s) { s["definitions"] = {{"a", "a + x"}}; }),
+      {"definition self-cycle", Pendulum([](Json& s) {
+         s["definitions"] = {{"a", "a + x"}};
+       }),
        "definitions.a", "cycle: a -> a"},
-      {"definition unknown name", Pendulum([](Json& s) { s["definitions"] = {{"a", "q + x"}}; }),
+      {"definition unknown name", Pendulum([](Json& s) {
+         s["definitions"] = {{"a", "q + x"}};
+       }),
        "definitions.a", "unknown name 'q'", 1},
       {"initial for an unknown variable", Pendulum([](Json& s) { s["initial"]["vz"] = 1; }),
        "initial.vz", "unknown variable 'vz' (did you mean 'vx'?)"},
       {"initial for a parameter", Pendulum([](Json& s) { s["initial"]["m"] = 1; }), "initial.m",
        "'m' is a parameter, not a state variable"},
-      {"initial of wrong type", Pendulum([](Json& s) { s["initial"]["x"] = "0.86"; }),
-       "initial.x", "must be a number, not a string"},
+      {"initial of wrong type", Pendulum([](Json& s) { s["initial"]["x"] = "0.86"; }), "initial.x",
+       "must be a number, not a string"},
       {"output uses an output", Pendulum([](Json& s) { s["outputs"]["twice"] = "2*energy"; }),
        "outputs.twice", "'energy' is an output", 3},
-      {"output object without expr", Pendulum([](Json& s) { s["outputs"]["energy"] = {{"unit", "J"}}; }),
+      {"output object without expr", Pendulum([](Json& s) {
+         s["outputs"]["energy"] = {{"unit", "J"}};
+       }),
        "outputs.energy.expr", "required field is missing"},
-      {"unit of a parameter", Pendulum([](Json& s) { s["units"] = {{"m", "kg"}}; }), "units.m",
-       "give a parameter's unit as parameters.m"},
-      {"unit not a string", Pendulum([](Json& s) { s["units"] = {{"x", 1}}; }), "units.x",
-       "must be a unit (a string)"},
-      {"simulation t_end not positive", Pendulum([](Json& s) { s["simulation"] = {{"t_end", -1}}; }),
+      {"unit of a parameter", Pendulum([](Json& s) {
+         s["units"] = {{"m", "kg"}};
+       }),
+       "units.m", "give a parameter's unit as parameters.m"},
+      {"unit not a string", Pendulum([](Json& s) {
+         s["units"] = {{"x", 1}};
+       }),
+       "units.x", "must be a unit (a string)"},
+      {"simulation t_end not positive", Pendulum([](Json& s) {
+         s["simulation"] = {{"t_end", -1}};
+       }),
        "simulation.t_end", "must be > 0"},
-      {"simulation unknown field", Pendulum([](Json& s) { s["simulation"] = {{"tend", 1}}; }),
+      {"simulation unknown field", Pendulum([](Json& s) {
+         s["simulation"] = {{"tend", 1}};
+       }),
        "simulation.tend", "unknown field 'tend' (did you mean 't_end'?)"},
-      {"constraint object typo",
-       Pendulum([](Json& s) { s["constraints"] = {{{"name", "rod"}, {"exp", "x^2 - l^2"}}}; }),
+      {"constraint object typo", Pendulum([](Json& s) {
+         s["constraints"] = {{{"name", "rod"}, {"exp", "x^2 - l^2"}}};
+       }),
        "constraints[0].exp", "did you mean 'expr'?"},
       {"duplicate constraint names", Pendulum([](Json& s) {
          s["constraints"] = {{{"name", "rod"}, {"expr", "x"}}, {{"name", "rod"}, {"expr", "y"}}};
@@ -176,7 +202,8 @@ TEST_P(MalformedSpecTest, ReportsTheProblemWhereItIs) {
     }
   }
   EXPECT_TRUE(found) << c.label << ": expected '" << c.path << "' col " << c.column << ": '"
-                     << c.message << "', got:\n" << result.ErrorText();
+                     << c.message << "', got:\n"
+                     << result.ErrorText();
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, MalformedSpecTest, ::testing::ValuesIn(Cases()),

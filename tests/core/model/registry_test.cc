@@ -1,12 +1,13 @@
 // ModelRegistry: the catalog, registration, removal, and concurrent use.
+#include "tether/model/registry.h"
+
+#include <gtest/gtest.h>
+
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "core/model/spec_fixtures.h"
-#include "tether/model/registry.h"
 
 namespace tether::model {
 namespace {
@@ -46,7 +47,8 @@ TEST(RegistryTest, RegisterFindRemove) {
   EXPECT_EQ(again.message, "a model named 'my-pendulum' already exists");
   const RegistryResult over_catalog = registry.Register(PendulumSpec().dump());
   EXPECT_EQ(over_catalog.status, RegistryStatus::kAlreadyExists);
-  EXPECT_EQ(over_catalog.message, "a model named 'pendulum' already exists in the built-in catalog");
+  EXPECT_EQ(over_catalog.message,
+            "a model named 'pendulum' already exists in the built-in catalog");
 
   const RegistryResult catalog = registry.Remove("pendulum");
   EXPECT_EQ(catalog.status, RegistryStatus::kReadOnly);

@@ -2,13 +2,13 @@
 // model's expressions by variable name.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <map>
-#include <string>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tether/model/model.h"
 

@@ -1,9 +1,9 @@
 // ParseModel beyond the malformed-spec table: message format, collection of every problem,
 // definitions, did-you-mean, limits.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "core/model/spec_fixtures.h"
 #include "model/definitions.h"
@@ -34,7 +34,8 @@ TEST(SpecProblemTest, ToStringNamesPathColumnAndMessage) {
 }
 
 TEST(SpecTest, MinimalSpecsOfEachFormValidate) {
-  for (const Json& spec : {PendulumSpec(), SemiExplicitSpec("index1"), SemiExplicitSpec("index2")}) {
+  for (const Json& spec :
+       {PendulumSpec(), SemiExplicitSpec("index1"), SemiExplicitSpec("index2")}) {
     const ModelResult result = ParseModel(spec.dump());
     EXPECT_TRUE(result.ok()) << result.ErrorText();
     EXPECT_TRUE(result.problems.empty());
