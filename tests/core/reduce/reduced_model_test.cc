@@ -165,6 +165,15 @@ TEST(ReducedModel, DependentConstraintsAreNamedNotDividedThrough) {
             std::string::npos) << m->failure().message;
 }
 
+TEST(ReduceOptions, DefaultsAreValidAndBadValuesNamed) {
+  std::string why;
+  EXPECT_TRUE(reduce::ReduceOptions{}.IsValid(&why)) << why;
+  reduce::ReduceOptions bad;
+  bad.max_newton_iterations = 0;
+  EXPECT_FALSE(bad.IsValid(&why));
+  EXPECT_EQ(why, "ReduceOptions::max_newton_iterations = 0; must be >= 1");
+}
+
 TEST(Rank, ThresholdIsAThousandRoundingsPerInnerProductTerm) {
   EXPECT_DOUBLE_EQ(reduce::RelativePivotThreshold(4), 4000 * 2.220446049250313e-16);
   Eigen::MatrixXd a(2, 3);

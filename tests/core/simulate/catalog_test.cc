@@ -3,12 +3,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/simulate/sim_helpers.h"
 #include "tether/model/registry.h"
 
 namespace tether::testing {
 namespace {
+
+// A measured figure for the test report (RecordProperty), in scientific notation.
+std::string Sci(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3e", x);
+  return buffer;
+}
 
 using simulate::Termination;
 
@@ -55,6 +63,10 @@ TEST_P(CatalogRun, RunsToItsEndOnTheManifold) {
     ASSERT_LE(r.residual_position, 1e-10) << c.model << " t = " << r.t;
     ASSERT_LE(r.residual_velocity, 1e-10) << c.model << " t = " << r.t;
   }
+  char residuals[64];
+  std::snprintf(residuals, sizeof residuals, "%.2e %.2e", sim->statistics().max_residual_position,
+                sim->statistics().max_residual_velocity);
+  RecordProperty("max_residuals", residuals);
   // Analytic solutions: global error of a 5th-order pair at rtol = atol = 1e-10 over a few
   // hundred steps is ≤ steps·1e-10 ≈ 1e-7.
   const auto& columns = sim->columns();
@@ -63,6 +75,7 @@ TEST_P(CatalogRun, RunsToItsEndOnTheManifold) {
     double worst = 0.0;
     for (const Row& r : rows) worst = std::max(worst, std::abs(r.values[k]));
     EXPECT_LE(worst, 1e-7) << c.model << " " << columns[k].name;
+    RecordProperty(columns[k].name, Sci(worst));
   }
 }
 

@@ -2,12 +2,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/simulate/pendulum_spec.h"
 #include "core/simulate/sim_helpers.h"
 
 namespace tether::testing {
 namespace {
+
+// A measured figure for the test report (RecordProperty), in scientific notation.
+std::string Sci(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3e", x);
+  return buffer;
+}
 
 using simulate::Options;
 using simulate::Projection;
@@ -115,6 +123,8 @@ TEST(Pendulum, WithoutProjectionTheConstraintDrifts) {
     if (r.t <= 10.0) early = std::max(early, drift);
     if (r.t >= 40.0) late = std::max(late, drift);
   }
+  RecordProperty("drift_first_10s", Sci(early));
+  RecordProperty("drift_last_10s", Sci(late));
   EXPECT_GT(late, 2.0 * early);    // it grows
   EXPECT_GT(late, 1e-3 * kPhiScale);  // and is visible at plot scale
 }
@@ -136,6 +146,10 @@ TEST_P(PendulumProjected, EverySampleLiesOnTheManifold) {
     ASSERT_LE(r.residual_velocity, 1e-12 * VelocityScale(r)) << "t = " << r.t;
   }
   EXPECT_GT(sim->statistics().projections, sim->statistics().steps);  // steps + samples
+  RecordProperty("max_residual_position", Sci(sim->statistics().max_residual_position));
+  RecordProperty("max_residual_velocity", Sci(sim->statistics().max_residual_velocity));
+  RecordProperty("steps", std::to_string(sim->statistics().steps));
+  RecordProperty("cpu_seconds", Sci(sim->statistics().cpu_seconds));
 }
 
 INSTANTIATE_TEST_SUITE_P(CoupledAndSequential, PendulumProjected,
@@ -161,6 +175,7 @@ TEST(Pendulum, Dop853AtTightToleranceMatchesTheAngleOde) {
   AngleReference(std::atan2(xc, -yc), 50.0, &x, &y);
   // Local errors of 1e-13 relative over ~10⁴ steps: a global error near 1e-10, well inside
   // the 1e-8.
+  RecordProperty("end_error", Sci(std::hypot(rows.back().values[0] - x, rows.back().values[1] - y)));
   EXPECT_NEAR(rows.back().values[0], x, 1e-8);
   EXPECT_NEAR(rows.back().values[1], y, 1e-8);
 }
@@ -189,8 +204,8 @@ TEST(Pendulum, EnergyIsConservedWithinTheToleranceBound) {
   double worst = 0.0;
   for (const Row& r : rows) worst = std::max(worst, std::abs(r.values[energy] - rows[0].values[energy]));
   EXPECT_LE(worst, bound);
-  RecordProperty("energy_drift", std::to_string(worst));
-  RecordProperty("energy_bound", std::to_string(bound));
+  RecordProperty("energy_drift", Sci(worst));
+  RecordProperty("energy_bound", Sci(bound));
 }
 
 // Convergence order by step halving, with coupled projection, over [0, 1] of the pendulum.
@@ -231,6 +246,7 @@ TEST_P(PendulumOrder, ErrorRatioUnderHalvingIsTwoToTheOrder) {
   const double observed = std::log2(e1 / e2);
   // A method of order p has e(h) ≈ C hᵖ, so e(h)/e(h/2) → 2ᵖ; the next error term changes
   // the observed order by O(h), allowed as ±0.35.
+  RecordProperty("observed_order", Sci(observed));
   EXPECT_NEAR(observed, c.order, 0.35) << c.method << ": e(h) = " << e1 << ", e(h/2) = " << e2;
 }
 
