@@ -72,7 +72,7 @@ bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
     double scale = 0.0;
     const double* row = h_z_.data() + i * cols_;
     for (std::size_t j = 0; j < cols_; ++j) scale += std::abs(row[j] * z[j]);
-    residual_ = std::max(residual_, std::abs(h_[i]) / std::max(1.0, scale));
+    residual_ = std::max(residual_, std::abs(h_[i]) / std::max(1.0, 0.5 * scale));
   }
   const std::size_t m1 = model.num_position_invariants();
   report->residual_position = 0.0;

@@ -194,13 +194,13 @@ bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span
     const ConstVecMap c(out + nx, Ix(m));
     const ConstRowMap c_x(out + nx + m, Ix(m), Ix(nx));
     const ConstRowMap c_y(out + nx + m + m * nx, Ix(m), Ix(m));
-    // Scaled residual max_i |c_i| / max(1, Σ_j |c_x,ij x_j| + Σ_j |c_y,ij y_j|).
+    // Scaled residual max_i |c_i| / max(1, ½(Σ_j |c_x,ij x_j| + Σ_j |c_y,ij y_j|)).
     double residual = 0.0;
     for (std::size_t i = 0; i < m; ++i) {
       double scale = 0.0;
       for (std::size_t j = 0; j < nx; ++j) scale += std::abs(c_x(Ix(i), Ix(j)) * x[j]);
       for (std::size_t j = 0; j < m; ++j) scale += std::abs(c_y(Ix(i), Ix(j)) * y[j]);
-      residual = std::max(residual, std::abs(c(Ix(i))) / std::max(1.0, scale));
+      residual = std::max(residual, std::abs(c(Ix(i))) / std::max(1.0, 0.5 * scale));
     }
     if (iterations) *iterations = iteration;
     if (residual <= options_.newton_tolerance) return true;

@@ -38,9 +38,9 @@ class ProjectorContract : public ::testing::Test {
     ASSERT_TRUE(projector_);
     projector_->Resize(*model_);
   }
-  // Scale of Φ (2ℓ²) and of h (4(|x vx| + |y vy|), ≥ 1) in the projector's norm.
+  // Scale of Φ (ℓ²) and of h (2(|x vx| + |y vy|), ≥ 1) in the projector's norm.
   static double VelocityScale(const std::vector<double>& z) {
-    return std::max(1.0, 4 * (std::abs(z[0] * z[2]) + std::abs(z[1] * z[3])));
+    return std::max(1.0, 2 * (std::abs(z[0] * z[2]) + std::abs(z[1] * z[3])));
   }
 
   project::ProjectorOptions options_;
@@ -80,7 +80,7 @@ TYPED_TEST(ProjectorContract, OffManifoldStatesAreProjectedOrMeasured) {
   EXPECT_EQ(report.residual_velocity, velocity);
   if (TypeParam::projects) {
     // Stopping rule (projector.h): |H_i| ≤ tolerance·s_i.
-    EXPECT_LE(position, 1e-12 * 2 * kLength * kLength);
+    EXPECT_LE(position, 1e-12 * kLength * kLength);
     EXPECT_LE(velocity, 1e-12 * this->VelocityScale(z));
     EXPECT_GE(report.iterations, 1);
   } else {
@@ -132,7 +132,7 @@ TEST(CoupledProjector, EuclideanPositionProjectionIsTheClosestPointOfTheCircle) 
   ProjectionReport report;
   ASSERT_TRUE(projector->Project(*model, 0.0, z, &report));
   const double r = std::hypot(kX0, kY0);
-  // |Φ| ≤ 1e-12·2ℓ² leaves a distance ≤ |Φ|/‖∇Φ‖ = 1e-12·ℓ to the closest point q̃ℓ/‖q̃‖.
+  // |Φ| ≤ 1e-12·ℓ² leaves a distance ≤ |Φ|/‖∇Φ‖ = 1e-12·ℓ/2 to the closest point q̃ℓ/‖q̃‖.
   EXPECT_NEAR(z[0], kX0 * kLength / r, 1e-12 * kLength);
   EXPECT_NEAR(z[1], kY0 * kLength / r, 1e-12 * kLength);
 }
@@ -170,7 +170,7 @@ TEST(CoupledProjector, SimplifiedNewtonConvergesWithMoreIterations) {
   ASSERT_TRUE(frozen->Project(*model, 0.0, b, &rb)) << rb.message;
   // Quadratic against linear convergence.
   EXPECT_GE(rb.iterations, ra.iterations);
-  EXPECT_LE(rb.residual_position, 1e-12 * 2 * kLength * kLength);
+  EXPECT_LE(rb.residual_position, 1e-12 * kLength * kLength);
 }
 
 TEST(CoupledProjector, IterationLimitGivesADiagnosis) {

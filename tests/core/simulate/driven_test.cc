@@ -50,8 +50,8 @@ TEST(Driven, BothMetricsKeepTheInvariantsAndAgree) {
   EXPECT_TRUE(init_m.changes.empty()) << init_m.ToString();
   for (const auto* rows : {&euclidean, &mass}) {
     for (const Row& r : *rows) {
-      // Scales: Φ: 2x² + 4y² ≤ 2(1 + 0.5)·2 = 6;  h: Σ|∂h/∂z z| stays O(10) here.
-      ASSERT_LE(r.residual_position, 1e-12 * 6) << "t = " << r.t;
+      // Scales (projector.h): Φ: x² + 2y² = 1 + 0.5 sin t ≤ 1.5;  h: stays O(10) here.
+      ASSERT_LE(r.residual_position, 1e-12 * 1.5) << "t = " << r.t;
       ASSERT_LE(r.residual_velocity, 1e-12 * 100) << "t = " << r.t;
     }
   }

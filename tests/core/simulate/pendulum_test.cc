@@ -21,8 +21,8 @@ using simulate::Options;
 using simulate::Projection;
 using SimSetup = simulate::Setup;
 
-// Scale of Φ = qᵀq − ℓ² in the projector's norm (projector.h): Σ_j |∂Φ/∂q_j q_j| = 2ℓ².
-constexpr double kPhiScale = 2.0 * kLength * kLength;
+// Scale of Φ = qᵀq − ℓ² in the projector's norm (projector.h): ½ Σ_j |∂Φ/∂q_j q_j| = ℓ².
+constexpr double kPhiScale = kLength * kLength;
 
 SimSetup PendulumSetup(const std::string& method, Projection projection, double t_end) {
   SimSetup setup;
@@ -34,9 +34,9 @@ SimSetup PendulumSetup(const std::string& method, Projection projection, double 
   return setup;
 }
 
-// Scale of h = 2(x vx + y vy): Σ_j |∂h/∂z_j z_j| = 4(|x vx| + |y vy|), at least 1.
+// Scale of h = 2(x vx + y vy): ½ Σ_j |∂h/∂z_j z_j| = 2(|x vx| + |y vy|), at least 1.
 double VelocityScale(const Row& r) {
-  return std::max(1.0, 4.0 * (std::abs(r.values[0] * r.values[2]) +
+  return std::max(1.0, 2.0 * (std::abs(r.values[0] * r.values[2]) +
                               std::abs(r.values[1] * r.values[3])));
 }
 
@@ -78,8 +78,8 @@ TEST(Pendulum, InitializationCorrectsTheOffCircleStartAndReportsIt) {
   ASSERT_EQ(init.changes.size(), 2u);  // x and y; v0 = 0 already satisfies h = 2qᵀv = 0
   double xc, yc;
   CorrectedStart(&xc, &yc);
-  // Newton stops at |Φ| ≤ 1e-12·2ℓ²; the distance to the closest point of the circle is then
-  // at most |Φ|/‖∇Φ‖ = 1e-12·2ℓ²/(2ℓ) = 1e-12·ℓ.
+  // Newton stops at |Φ| ≤ 1e-12·ℓ²; the distance to the closest point of the circle is then
+  // at most |Φ|/‖∇Φ‖ = 1e-12·ℓ²/(2ℓ) < 1e-12·ℓ.
   EXPECT_EQ(init.changes[0].name, "x");
   EXPECT_NEAR(init.changes[0].corrected, xc, 1e-12 * kLength);
   EXPECT_EQ(init.changes[1].name, "y");
@@ -162,8 +162,8 @@ TEST_P(PendulumProjected, EverySampleLiesOnTheManifold) {
   ASSERT_EQ(status.reason, simulate::Termination::kReachedEnd) << status.message;
   ASSERT_EQ(rows.size(), 1001u);  // 0, 0.05, …, 50
   EXPECT_EQ(rows.back().t, 50.0);
-  // Newton stops at scaled residual ≤ 1e-12 (projector.h), so |Φ| ≤ 1e-12·2ℓ² and
-  // |h| ≤ 1e-12·max(1, 4(|x vx| + |y vy|)) at every emitted sample, interpolated ones included.
+  // Newton stops at scaled residual ≤ 1e-12 (projector.h), so |Φ| ≤ 1e-12·ℓ² and
+  // |h| ≤ 1e-12·max(1, 2(|x vx| + |y vy|)) at every emitted sample, interpolated ones included.
   for (const Row& r : rows) {
     ASSERT_LE(r.residual_position, 1e-12 * kPhiScale) << "t = " << r.t;
     ASSERT_LE(r.residual_velocity, 1e-12 * VelocityScale(r)) << "t = " << r.t;

@@ -68,11 +68,11 @@ TEST(Setup, FixedValuesAreKeptByInitialization) {
   auto sim = CreateOrFail(setup);
   ASSERT_TRUE(sim);
   // x = 0.86 held: y moves alone onto the circle, y = √(ℓ² − x²), to within the Newton
-  // stopping distance |Φ|/|∂Φ/∂y| ≤ 1e-12·2ℓ²/(2y) < 1e-12·2ℓ²/(2·2.3) ≈ 2.7e-12.
+  // stopping distance |Φ|/|∂Φ/∂y| ≤ 1e-12·ℓ²/(2y) < 1e-12·ℓ²/(2·2.3) ≈ 1.4e-12.
   const auto& changes = sim->initialization().changes;
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].name, "y");
-  EXPECT_NEAR(changes[0].corrected, std::sqrt(kLength * kLength - kX0 * kX0), 2.7e-12);
+  EXPECT_NEAR(changes[0].corrected, std::sqrt(kLength * kLength - kX0 * kX0), 1.4e-12);
 }
 
 TEST(Failure, DependentConstraintsAreNamed) {
@@ -216,8 +216,8 @@ TEST(RunControl, UpdateReinitializesWithNewParameters) {
   ASSERT_FALSE(after.empty());
   EXPECT_EQ(after.front().index, 5u);
   const Row& last = after.back();
-  // On the new circle of radius 2 (scaled residual 1e-12 with scale 2ℓ² = 8).
-  EXPECT_NEAR(last.values[0] * last.values[0] + last.values[1] * last.values[1], 4.0, 8e-12);
+  // On the new circle of radius 2 (scaled residual 1e-12 with scale ℓ² = 4).
+  EXPECT_NEAR(last.values[0] * last.values[0] + last.values[1] * last.values[1], 4.0, 4e-12);
   EXPECT_TRUE(HasProblem(sim->Update({{"ll", 1.0}}, {}), "parameters.ll", "did you mean 'l'?"));
 }
 

@@ -37,11 +37,13 @@ struct ProjectorOptions {
   Metric metric = Metric::kEuclidean;
   NewtonVariant newton = NewtonVariant::kFull;
   // Newton stops as soon as max_i |H_i(z)| / s_i ≤ tolerance, with the scale of invariant i
-  //   s_i = max(1, Σ_j |∂H_i/∂z_j · z_j|)
-  // evaluated at the current z: the change of H_i that a relative perturbation of every
-  // coordinate by 1 would cause, so a residual of tolerance·s_i is what a relative state error
-  // of `tolerance` produces (the pendulum's Φ = qᵀq − ℓ² has s = 2ℓ² = 12.5 on the circle).
-  // > 0.
+  //   s_i = max(1, ½ Σ_j |∂H_i/∂z_j · z_j|)
+  // evaluated at the current z. Σ_j |∂H_i/∂z_j z_j| is the change of H_i under a relative
+  // perturbation of every coordinate by 1; for the quadratic constraints of mechanisms
+  // (distances, rigid links) half of it is exactly the size of the terms that cancel in H_i
+  // (Euler's identity for degree 2), so |H_i| ≤ tolerance·s_i means "zero to `tolerance`
+  // relative to its terms". The seed pendulum's Φ = x² + y² − ℓ² has s = x² + y² = ℓ² = 6.25,
+  // its h = 2(x vx + y vy) has s = max(1, 2(|x vx| + |y vy|)). > 0.
   double tolerance = 1e-12;
   // Newton fails after this many iterations, or as soon as the scaled residual grows. ≥ 1.
   int max_iterations = 10;

@@ -48,8 +48,8 @@ enum class AlgebraicMode {
 struct ReduceOptions {
   AlgebraicMode algebraic = AlgebraicMode::kSolve;
   // The algebraic Newton of kSolve stops when max_i |c_i| / s_i ≤ newton_tolerance, with the
-  // scale s_i = max(1, Σ_j |∂c_i/∂w_j · w_j|) over all variables w = (x, y): the change of c_i
-  // under a relative perturbation of every variable by 1. > 0.
+  // scale s_i = max(1, ½ Σ_j |∂c_i/∂w_j · w_j|) over all variables w = (x, y), the same scale
+  // as the projector's (tether/project/projector.h). > 0.
   double newton_tolerance = 1e-12;
   // It fails after this many iterations, or as soon as the scaled residual grows. ≥ 1.
   int max_newton_iterations = 20;
