@@ -110,6 +110,9 @@ bool IdaOptions::IsValid(std::string* why) const {
   if (!(t_end > 0.0)) return fail("t_end = " + std::to_string(t_end) + "; must be > 0");
   if (outputs < 1) return fail("outputs = " + std::to_string(outputs) + "; must be >= 1");
   if (max_steps < 1) return fail("max_steps = " + std::to_string(max_steps) + "; must be >= 1");
+  if (!(initial_step >= 0.0)) {
+    return fail("initial_step = " + std::to_string(initial_step) + "; must be >= 0");
+  }
   return true;
 }
 
@@ -146,6 +149,9 @@ IdaRun RunIda(const ChainKinematics& kinematics, const Eigen::VectorXd& q0,
   if (flag == IDA_SUCCESS) flag = IDASetId(s.ida, s.id);
   if (flag == IDA_SUCCESS) flag = IDASetSuppressAlg(s.ida, SUNTRUE);
   if (flag == IDA_SUCCESS) flag = IDASetMaxNumSteps(s.ida, options.max_steps);
+  if (flag == IDA_SUCCESS && options.initial_step > 0.0) {
+    flag = IDASetInitStep(s.ida, options.initial_step);
+  }
   s.matrix = SUNDenseMatrix(size, size, s.context);
   s.solver = SUNLinSol_Dense(s.y, s.matrix, s.context);
   if (flag == IDA_SUCCESS) flag = IDASetLinearSolver(s.ida, s.solver, s.matrix);

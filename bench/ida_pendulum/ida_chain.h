@@ -28,6 +28,11 @@ struct IdaOptions {
   double t_end = 50.0;  // [s], > 0
   int outputs = 1000;   // equally spaced output times in (0, t_end], ≥ 1
   long max_steps = 1'000'000;  // total IDA steps before giving up, ≥ 1
+  // First step tried [s], ≥ 0; 0 = IDA's own estimate. That estimate scales with the
+  // tolerance, and at rtol ≤ 1e-8 it is so small that the index-2 iteration matrix, whose
+  // condition grows like h⁻², is numerically singular: IDA then fails at t = 0 with
+  // IDA_CONV_FAIL. Starting at 1e-4 s lets the error test shrink the step only as far as needed.
+  double initial_step = 1e-4;
 
   bool IsValid(std::string* why) const;
 };

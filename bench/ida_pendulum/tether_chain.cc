@@ -25,6 +25,7 @@ TetherRun RunTether(const std::shared_ptr<const model::Model>& model,
   setup.options.atol = options.tolerance;
   setup.options.step = options.step;
   setup.options.projection = simulate::Projection::kCoupled;
+  setup.options.projection_tolerance = options.projection_tolerance;
   setup.options.t_end = options.t_end;
   setup.options.output_interval = options.t_end / options.outputs;
 

@@ -18,6 +18,7 @@ struct TetherRunOptions {
   double step = 0.0;           // fixed step [s] ("rk4"); 0 = automatic first step otherwise
   double t_end = 50.0;         // [s]
   int outputs = 1000;          // output grid t_end / outputs
+  double projection_tolerance = 1e-12;  // simulate::Options::projection_tolerance (its default)
 };
 
 struct TetherRun {
