@@ -26,7 +26,8 @@ std::unique_ptr<Connection> Connection::Open(const std::string& target, std::str
     return connection;
   }
   server::ServerConfig config;
-  config.listen = "";  // in-process only: no port is opened
+  config.listen = "";       // in-process only: no port is opened
+  config.log_rpcs = false;  // the per-RPC JSON log is for operators, not for a CLI user
   connection->embedded_ = server::Server::Start(config, error);
   if (connection->embedded_ == nullptr) return nullptr;
   connection->client_ =

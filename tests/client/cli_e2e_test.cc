@@ -115,7 +115,7 @@ TEST(Cli, CsvHeaderFollowsTheStreamColumns) {
   // The pendulum's suggested output interval is 0.05 s: samples 0 … 20 for 1 s.
   EXPECT_EQ(table.rows.size(), 21U);
   // The initialization report names the corrected coordinates (0.86, 2.35 lie off the circle).
-  EXPECT_THAT(result.err, HasSubstr("x"));
+  EXPECT_THAT(result.err, HasSubstr("initial state corrected: x 0.86"));
 }
 
 TEST(Cli, CsvAndJsonlCarryTheSameSamples) {
