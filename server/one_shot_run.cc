@@ -61,7 +61,7 @@ grpc::Status OneShotRun::ResolveModel(std::shared_ptr<const model::Model>* out) 
                                                   std::to_string(max_spec_bytes_)}});
       }
       model::SpecLimits limits;
-      limits.max_document_bytes = max_spec_bytes_;
+      limits.max_document_bytes = std::max(limits.max_document_bytes, max_spec_bytes_);
       model::ModelResult parsed = model::ParseModel(request_.spec_json(), limits);
       if (!parsed.ok()) {
         return InvalidArgument("invalid model spec",

@@ -108,8 +108,10 @@ ServiceState::ServiceState(const ServerConfig& config_in)
     : config(config_in),
       registry(
           [&] {
+            // The request-size limit max_spec_bytes is the service's check; the catalog
+            // must load whatever it is, so the registry's limit only grows with it.
             model::SpecLimits limits;
-            limits.max_document_bytes = config_in.max_spec_bytes;
+            limits.max_document_bytes = std::max(limits.max_document_bytes, config_in.max_spec_bytes);
             return limits;
           }(),
           config_in.max_registered_models),

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@ class ServerProcess {
     const std::string grace_text = std::to_string(grace.count());
     pid_ = ::fork();
     if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a crashed test
       std::FILE* err = std::freopen(log_.c_str(), "w", stderr);
       (void)err;
       ::execl(TETHER_SERVER_BINARY, TETHER_SERVER_BINARY, "--listen", "127.0.0.1:0",

@@ -10,7 +10,10 @@ int HealthStatus(const std::shared_ptr<grpc::Channel>& channel) {
   grpc::GenericStub stub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  grpc::ByteBuffer request;  // HealthCheckRequest{service: ""} encodes to zero bytes
+  // HealthCheckRequest{service: ""} encodes to zero bytes; a default ByteBuffer is not a
+  // message at all, so it holds one empty slice.
+  grpc::Slice empty_slice("");
+  grpc::ByteBuffer request(&empty_slice, 1);
   grpc::ByteBuffer response;
   std::promise<grpc::Status> done;
   stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,

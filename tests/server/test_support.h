@@ -11,6 +11,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
 #include "tether/server/server.h"
 #include "tether/v1/simulation_service.grpc.pb.h"
 
