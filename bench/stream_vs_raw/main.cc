@@ -1,0 +1,236 @@
+// Streaming against raw gRPC (issue 7, comparison 3): samples per second delivered over
+// loopback TCP to a client in this process, for the seed pendulum with all columns, from
+//   tether — an in-process tether server (StreamStates of a fresh "pendulum" session), and
+//   raw    — a bare callback server (raw_server.h) replaying the very messages tether sent for
+//            the same frame size: same type, size and count, values pre-filled,
+// at several frame sizes, each the best of --repeats runs, tether and raw runs interleaved so
+// that both see the same machine load. Both are read by the same synchronous client code.
+// Writes stream_vs_raw.json and stream_vs_raw.md.
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/arguments.h"
+#include "common/cpu_timer.h"
+#include "common/report.h"
+#include "stream_vs_raw/raw_server.h"
+#include "tether/server/server.h"
+#include "tether/v1/simulation_service.grpc.pb.h"
+
+namespace tether::bench {
+namespace {
+
+namespace v1 = tether::v1;
+
+constexpr double kOutputInterval = 0.01;  // [s] of simulated time between samples
+
+// One stream as the client saw it.
+struct StreamRun {
+  bool ok = false;
+  std::string error;
+  long samples = 0;
+  double seconds = 0.0;   // wall clock, from the call to Finish
+  std::size_t columns = 0;
+  std::vector<v1::StateChunk> chunks;  // every message, when recording
+};
+
+// Reads a whole StreamStates call; keeps the messages if `record`.
+StreamRun ReadStream(v1::SimulationService::Stub& stub, const v1::StreamStatesRequest& request,
+                     bool record) {
+  StreamRun run;
+  grpc::ClientContext context;
+  const double start = WallSeconds();
+  auto reader = stub.StreamStates(&context, request);
+  v1::StateChunk chunk;
+  while (reader->Read(&chunk)) {
+    if (chunk.has_header()) run.columns = static_cast<std::size_t>(chunk.header().columns_size());
+    if (chunk.has_frame()) run.samples += chunk.frame().t_size();
+    if (record) run.chunks.push_back(chunk);
+  }
+  const grpc::Status status = reader->Finish();
+  run.seconds = WallSeconds() - start;
+  run.ok = status.ok();
+  if (!run.ok) run.error = "StreamStates: " + status.error_message();
+  return run;
+}
+
+v1::StreamStatesRequest Request(const std::string& session, long samples, unsigned frame_samples) {
+  v1::StreamStatesRequest request;
+  request.set_name(session);
+  request.set_t_end(kOutputInterval * static_cast<double>(samples));
+  request.set_output_interval(kOutputInterval);
+  request.set_frame_samples(frame_samples);
+  return request;
+}
+
+// Streams `samples` output intervals (samples + 1 samples) of a fresh seed-pendulum session from tether.
+StreamRun RunTether(v1::SimulationService::Stub& stub, long samples, unsigned frame_samples,
+                    bool record) {
+  grpc::ClientContext create_context;
+  v1::CreateSessionRequest create;
+  create.set_model("pendulum");
+  v1::Session session;
+  const grpc::Status created = stub.CreateSession(&create_context, create, &session);
+  if (!created.ok()) {
+    StreamRun failed;
+    failed.error = "CreateSession: " + created.error_message();
+    return failed;
+  }
+  StreamRun run = ReadStream(stub, Request(session.name(), samples, frame_samples), record);
+  grpc::ClientContext delete_context;
+  v1::DeleteSessionRequest remove;
+  remove.set_name(session.name());
+  google::protobuf::Empty empty;
+  stub.DeleteSession(&delete_context, remove, &empty);
+  return run;
+}
+
+// Serialized bytes of the first frame message (a full frame).
+std::size_t FrameBytes(const std::vector<v1::StateChunk>& chunks) {
+  for (const v1::StateChunk& chunk : chunks) {
+    if (chunk.has_frame()) return chunk.ByteSizeLong();
+  }
+  return 0;
+}
+
+struct Row {
+  unsigned frame_samples = 0;
+  std::size_t frame_bytes = 0;
+  std::size_t columns = 0;
+  bool ok = true;
+  std::string error;
+  double tether = 0.0;  // best samples/s
+  double raw = 0.0;
+};
+
+void Fail(Row* row, const StreamRun& run, const char* who) {
+  if (run.ok || !row->ok) return;
+  row->ok = false;
+  row->error = std::string(who) + ": " + run.error;
+}
+
+// The best rate of `repeats` tether and raw runs, interleaved, after one recording run of tether
+// whose messages the raw server then replays.
+Row Measure(v1::SimulationService::Stub& tether, v1::SimulationService::Stub& raw,
+            RawStreamServer& raw_server, long samples, unsigned frame_samples, int repeats) {
+  Row row;
+  row.frame_samples = frame_samples;
+  StreamRun recorded = RunTether(tether, samples, frame_samples, /*record=*/true);
+  Fail(&row, recorded, "tether");
+  if (!row.ok) return row;
+  row.columns = recorded.columns;
+  row.frame_bytes = FrameBytes(recorded.chunks);
+  raw_server.SetChunks(frame_samples, std::move(recorded.chunks));
+  const v1::StreamStatesRequest raw_request = Request("sessions/raw", samples, frame_samples);
+  for (int i = 0; i < repeats && row.ok; ++i) {
+    const StreamRun t = RunTether(tether, samples, frame_samples, /*record=*/false);
+    const StreamRun r = ReadStream(raw, raw_request, /*record=*/false);
+    Fail(&row, t, "tether");
+    Fail(&row, r, "raw");
+    // A fresh session's stream starts with the initial state: one sample more than intervals.
+    const long expected = samples + 1;
+    if (row.ok && (t.samples != expected || r.samples != expected)) {
+      row.ok = false;
+      row.error = "sample counts tether " + std::to_string(t.samples) + ", raw " +
+                  std::to_string(r.samples) + ", expected " + std::to_string(expected);
+    }
+    row.tether = std::max(row.tether, static_cast<double>(t.samples) / t.seconds);
+    row.raw = std::max(row.raw, static_cast<double>(r.samples) / r.seconds);
+  }
+  return row;
+}
+
+std::unique_ptr<v1::SimulationService::Stub> Connect(int port) {
+  return v1::SimulationService::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+}
+
+void AddResults(const std::vector<Row>& rows, long samples, int repeats, Report* report) {
+  Table table("StreamStates of the seed pendulum (all columns) over loopback: tether vs a bare "
+              "gRPC server replaying the same messages (" + std::to_string(samples) +
+                  " samples per stream, best of " + std::to_string(repeats) + ")",
+              {"samples/frame", "frame [KiB]", "tether samples/s", "raw samples/s",
+               "tether / raw"});
+  nlohmann::ordered_json json_rows = nlohmann::ordered_json::array();
+  const Row* best = nullptr;
+  for (const Row& row : rows) {
+    const double ratio = row.raw > 0.0 ? row.tether / row.raw : 0.0;
+    table.AddRow({std::to_string(row.frame_samples) + (row.ok ? "" : " (failed: " + row.error + ")"),
+                  Format(static_cast<double>(row.frame_bytes) / 1024.0), Format(row.tether),
+                  Format(row.raw), Format(ratio)});
+    json_rows.push_back({{"frame_samples", row.frame_samples}, {"frame_bytes", row.frame_bytes},
+                         {"columns", row.columns}, {"ok", row.ok}, {"error", row.error},
+                         {"tether_samples_per_second", row.tether},
+                         {"raw_samples_per_second", row.raw}, {"ratio", ratio}});
+    if (row.ok && (best == nullptr || row.tether > best->tether)) best = &row;
+  }
+  report->AddTable(table);
+  if (best != nullptr) {
+    report->AddNote("tether's rate is highest at " + std::to_string(best->frame_samples) +
+                    " samples per frame: " + Format(best->tether) + " samples/s, " +
+                    Format(best->tether / best->raw) + " of raw (target ≥ 0.8).");
+    report->json()["best_frame_samples"] = best->frame_samples;
+  }
+  report->AddNote("Client, tether server and raw server share one process and the machine's "
+                  "cores; the client is one synchronous reader thread. The raw server replays "
+                  "the header, frames and summary tether sent in a recording run, one write in "
+                  "flight, so the gap is tether's simulation, framing and bookkeeping.");
+  report->json()["samples_per_stream"] = samples;
+  report->json()["repeats"] = repeats;
+  report->json()["rows"] = json_rows;
+}
+
+int Run(int argc, char** argv) {
+  Arguments arguments;
+  std::string why;
+  if (!ParseArguments(argc, argv, TETHER_BENCH_RESULTS_DIR, &arguments, &why)) {
+    std::fprintf(stderr, "stream_vs_raw: %s\n", why.c_str());
+    return 2;
+  }
+  server::ServerConfig config;
+  config.listen = "127.0.0.1:0";
+  config.log_rpcs = false;
+  std::unique_ptr<server::Server> server = server::Server::Start(config, &why);
+  if (server == nullptr) {
+    std::fprintf(stderr, "stream_vs_raw: the tether server did not start: %s\n", why.c_str());
+    return 1;
+  }
+  std::unique_ptr<RawStreamServer> raw_server = RawStreamServer::Start(&why);
+  if (raw_server == nullptr) {
+    std::fprintf(stderr, "stream_vs_raw: %s\n", why.c_str());
+    return 1;
+  }
+  auto tether_stub = Connect(server->port());
+  auto raw_stub = Connect(raw_server->port());
+  const std::vector<unsigned> frames = arguments.quick ? std::vector<unsigned>{16, 256}
+                                                       : std::vector<unsigned>{16, 64, 256, 1024, 4096};
+  const long samples = arguments.quick ? 2048 : 81920;  // output intervals per stream
+  std::vector<Row> rows;
+  int code = 0;
+  for (unsigned frame_samples : frames) {
+    rows.push_back(Measure(*tether_stub, *raw_stub, *raw_server, samples, frame_samples,
+                           arguments.repeats));
+    if (!rows.back().ok) code = 1;
+  }
+  Report report("stream_vs_raw", arguments.command);
+  AddResults(rows, samples, arguments.repeats, &report);
+  server->Shutdown(std::chrono::milliseconds(0));
+  if (!report.Write(arguments.results, &why)) {
+    std::fprintf(stderr, "stream_vs_raw: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("stream_vs_raw: wrote %s/stream_vs_raw.{json,md}\n", arguments.results.c_str());
+  return code;
+}
+
+}  // namespace
+}  // namespace tether::bench
+
+int main(int argc, char** argv) { return tether::bench::Run(argc, argv); }
