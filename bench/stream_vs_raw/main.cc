@@ -211,7 +211,7 @@ int Run(int argc, char** argv) {
   auto raw_stub = Connect(raw_server->port());
   const std::vector<unsigned> frames = arguments.quick ? std::vector<unsigned>{16, 256}
                                                        : std::vector<unsigned>{16, 64, 256, 1024, 4096};
-  const long samples = arguments.quick ? 2048 : 81920;  // output intervals per stream
+  const long samples = arguments.quick ? 2048 : 262144;  // output intervals per stream
   std::vector<Row> rows;
   int code = 0;
   for (unsigned frame_samples : frames) {
