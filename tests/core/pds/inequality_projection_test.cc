@@ -1,0 +1,120 @@
+#include "project/inequality_projection.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "tether/expr/parse.h"
+
+namespace tether::project {
+namespace {
+
+// Builds the feasible set of `texts` over the states (x, y), with parameter r bound to 1.
+std::unique_ptr<InequalityProjection> Make(const std::vector<std::string>& texts,
+                                           std::string* why = nullptr) {
+  expr::Context context;
+  std::vector<expr::Expr> c;
+  for (const std::string& text : texts) c.push_back(expr::Parse(context, text).expr);
+  const std::vector<expr::Expr> states = {context.Symbol("x"), context.Symbol("y")};
+  const std::vector<std::pair<std::string, double>> bindings = {{"r", 1.0}};
+  return InequalityProjection::Create(context, c, states, bindings, why);
+}
+
+TEST(InequalityProjectionTest, DefaultOptionsAreValidAndBadOnesNamed) {
+  std::string why;
+  EXPECT_TRUE(InequalityProjectionOptions{}.IsValid(&why)) << why;
+  InequalityProjectionOptions bad;
+  bad.tolerance = -1;
+  EXPECT_FALSE(bad.IsValid(&why));
+  EXPECT_EQ(why, "InequalityProjectionOptions::tolerance = -1.000000; must be > 0");
+}
+
+TEST(InequalityProjectionTest, UnboundSymbolIsRefusedByName) {
+  std::string why;
+  EXPECT_EQ(Make({"y", "x - lenght"}, &why), nullptr);
+  EXPECT_EQ(why, "inequalities[1]: depends on 'lenght', which is neither a state nor bound");
+}
+
+TEST(InequalityProjectionTest, OutsideTheDiscProjectsRadially) {
+  auto disc = Make({"r^2 - x^2 - y^2"});
+  ASSERT_NE(disc, nullptr);
+  const std::vector<double> x_tilde = {1.2, 1.6};  // |x̃| = 2
+  std::vector<double> z(2);
+  const InequalityProjectionResult result = disc->Project(x_tilde, {}, z, {});
+  ASSERT_TRUE(result.ok()) << result.message;
+  // The Euclidean projection onto the unit disc is x̃/|x̃|; stationarity z − x̃ = −2μz gives
+  // μ = (|x̃| − 1)/2 = 0/5. Newton stops at |c| ≤ 1e-12, so z is within ~1e-12 of it.
+  EXPECT_NEAR(z[0], 0.6, 1e-12);
+  EXPECT_NEAR(z[1], 0.8, 1e-12);
+  ASSERT_TRUE(result.active[0]);
+  EXPECT_NEAR(result.mu[0], 0.5, 1e-11);
+  EXPECT_LE(result.residual_inequality, 1e-12);
+  EXPECT_LE(result.stationarity, 1e-12);  // Newton's stopping test covers ‖F‖∞
+  EXPECT_LE(result.complementarity, 1e-12);
+  EXPECT_GE(result.iterations, 1);
+  EXPECT_LE(result.iterations, 8);  // Newton with the exact KKT matrix: quadratic from x̃
+}
+
+TEST(InequalityProjectionTest, CornerAndEdgeOfTheQuadrant) {
+  auto quadrant = Make({"x", "y"});
+  ASSERT_NE(quadrant, nullptr);
+  std::vector<double> z(2);
+  // Below the corner: both active, μ = −(x̃) componentwise (linear, one Newton step).
+  InequalityProjectionResult corner = quadrant->Project({{-1.0, -2.0}}, {}, z, {});
+  ASSERT_TRUE(corner.ok()) << corner.message;
+  EXPECT_EQ(z, (std::vector<double>{0.0, 0.0}));
+  EXPECT_EQ(corner.mu, (std::vector<double>{1.0, 2.0}));
+  // Left of the edge x = 0 above the corner: only x active; y stays and μ_y = 0.
+  InequalityProjectionResult edge = quadrant->Project({{-1.0, 2.0}}, {}, z, {});
+  ASSERT_TRUE(edge.ok()) << edge.message;
+  EXPECT_EQ(z, (std::vector<double>{0.0, 2.0}));
+  EXPECT_EQ(edge.active, (std::vector<bool>{true, false}));
+  EXPECT_EQ(edge.mu[1], 0.0);
+  // Weighted metric W = diag(1, 4) on a slanted half-plane x + y ≥ 0: z = x̃ + W⁻¹(1,1)μ with
+  // c(z) = 0 gives μ = −(x̃₀ + x̃₁)/(1 + 1/4) = 0.8 for x̃ = (−1, 0).
+  auto slanted = Make({"x + y"});
+  InequalityProjectionResult weighted = slanted->Project({{-1.0, 0.0}}, {{1.0, 4.0}}, z, {});
+  ASSERT_TRUE(weighted.ok()) << weighted.message;
+  EXPECT_NEAR(weighted.mu[0], 0.8, 1e-15);
+  EXPECT_NEAR(z[0], -0.2, 1e-15);
+  EXPECT_NEAR(z[1], 0.2, 1e-15);
+}
+
+TEST(InequalityProjectionTest, AWrongGuessLeavesTheActiveSet) {
+  // x̃ = (−1, −0.5) violates both x ≥ 0 and x + y + 1 ≥ 0, so both start active; their
+  // common point (0, −1) needs z − x̃ = (1, −0.5) = μ₀(1, 0) + μ₁(1, 1), μ₁ = −0.5 < 0, so
+  // index 1 must leave the set.
+  auto set = Make({"x", "x + y + 1"});
+  std::vector<double> z(2);
+  InequalityProjectionResult result = set->Project({{-1.0, -0.5}}, {}, z, {});
+  ASSERT_TRUE(result.ok()) << result.message;
+  // Projection onto x ≥ 0 alone gives (0, −0.5), where x + y + 1 = 0.5 ≥ 0: only x active.
+  EXPECT_EQ(result.active, (std::vector<bool>{true, false}));
+  EXPECT_NEAR(z[0], 0.0, 1e-15);
+  EXPECT_NEAR(z[1], -0.5, 1e-15);
+  EXPECT_GE(result.active_set_changes, 1);
+  EXPECT_LE(result.complementarity, 1e-15);
+}
+
+TEST(InequalityProjectionTest, InsideIsLeftAlone) {
+  auto disc = Make({"r^2 - x^2 - y^2"});
+  std::vector<double> z(2);
+  InequalityProjectionResult result = disc->Project({{0.1, 0.2}}, {}, z, {});
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(z, (std::vector<double>{0.1, 0.2}));
+  EXPECT_EQ(result.iterations, 0);
+  EXPECT_FALSE(result.active[0]);
+}
+
+TEST(InequalityProjectionTest, DependentActiveGradientsAreReported) {
+  auto twice = Make({"x", "2*x"});  // LICQ fails on x = 0
+  std::vector<double> z(2);
+  InequalityProjectionResult result = twice->Project({{-1.0, 0.0}}, {}, z, {});
+  EXPECT_EQ(result.status, InequalityProjectionStatus::kSingularJacobian);
+  EXPECT_EQ(result.message, "inequality projection: active constraint gradients are linearly "
+                            "dependent (LICQ violated)");
+}
+
+}  // namespace
+}  // namespace tether::project
