@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tether/reduce/rank.h"
+#include "tether/reduce/small_dense.h"
 
 namespace tether::reduce {
 namespace {
@@ -15,7 +16,6 @@ namespace {
 using ConstRowMap = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
                                                    Eigen::RowMajor>>;
 using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
-using VecMap = Eigen::Map<Eigen::VectorXd>;
 
 Eigen::Index Ix(std::size_t i) { return static_cast<Eigen::Index>(i); }
 
@@ -64,16 +64,17 @@ void ReducedModel::Allocate() {
   invariants_out_.assign(invariants_.num_outputs(), 0.0);
   mass_out_.assign(mass_.num_outputs(), 0.0);
   aux_.assign(m_, 0.0);
-  const Eigen::Index n = Ix(n_);
   const Eigen::Index m = Ix(m_);
-  mass_matrix_.setZero(n, n);
-  llt_ = Eigen::LLT<Eigen::MatrixXd>(n);
-  minv_jt_.setZero(n, m);
-  schur_.setZero(m, m);
-  ldlt_ = Eigen::LDLT<Eigen::MatrixXd>(m);
+  mass_factor_.Resize(n_);
+  minv_f_.assign(n_, 0.0);
+  minv_jt_.assign(m_ * n_, 0.0);
+  schur_.assign(m_ * m_, 0.0);
+  schur_d_.assign(m_, 0.0);
+  schur_perm_.assign(m_, 0);
+  lambda_.assign(m_, 0.0);
+  solve_work_.assign(m_, 0.0);
   c_y_.setZero(m, m);
   lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(m);
-  work_n_.setZero(n);
   work_m_.setZero(m);
   solve_m_.setZero(m);
 }
@@ -143,39 +144,60 @@ bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<
   if (!AllFinite(stage_out_)) return FailNonFinite(t, "the mass matrix, forces or constraints");
   const std::size_t n = n_;
   const std::size_t m = m_;
-  const double* out = stage_out_.data();
-  mass_matrix_ = ConstRowMap(out, Ix(n), Ix(n));
-  const ConstVecMap f(out + n * n, Ix(n));
-  const ConstRowMap phi_q(out + n * n + n, Ix(m), Ix(n));
-  const ConstVecMap a(out + n * n + n + m * n, Ix(m));
-  const ConstVecMap phi(out + n * n + n + m * n + m, Ix(m));
-  const ConstVecMap h(out + n * n + n + m * n + 2 * m, Ix(m));
-  llt_.compute(mass_matrix_);
-  if (llt_.info() != Eigen::Success) {
+  const double* mass = stage_out_.data();
+  const double* f = mass + n * n;
+  const double* phi_q = f + n;
+  const double* a = phi_q + m * n;
+  const double* phi = a + m;
+  const double* h = phi + m;
+  if (!mass_factor_.Factor(mass)) {
     return Fail(EvalStatus::kSingular,
                 "the mass matrix is not symmetric positive definite at t = " + Num(t));
   }
-  work_n_ = f;
-  llt_.solveInPlace(work_n_);  // w = M⁻¹ f
-  VecMap vdot(zdot.data() + n, Ix(n));
+  std::copy_n(f, n, minv_f_.begin());
+  mass_factor_.Solve(minv_f_.data());  // w = M⁻¹ f
+  double* vdot = zdot.data() + n;
+  std::copy_n(minv_f_.begin(), n, vdot);
   if (m > 0) {
-    minv_jt_.noalias() = phi_q.transpose();
-    llt_.solveInPlace(minv_jt_);  // X = M⁻¹ Φ_qᵀ
-    schur_.noalias() = phi_q * minv_jt_;
-    ldlt_.compute(schur_);
-    if (LdltIsRankDeficient(ldlt_, RelativePivotThreshold(n))) {
-      return FailSingularRows(t, Eigen::MatrixXd(phi_q), "Φ_q M⁻¹ Φ_qᵀ");
+    if (!SolveMultipliers(t, phi_q, a, phi, h)) return false;
+    for (std::size_t i = 0; i < m; ++i) {  // v' = M⁻¹(f + Φ_qᵀ λ) = w + Σ_i λ_i (M⁻¹ Φ_qᵀ)_i
+      const double* x_i = minv_jt_.data() + i * n;
+      for (std::size_t k = 0; k < n; ++k) vdot[k] += lambda_[i] * x_i[k];
     }
-    // S λ = −(a + 2αh + β²Φ) − Φ_q M⁻¹ f
-    work_m_.noalias() = -(a + 2.0 * alpha_ * h + beta_ * beta_ * phi);
-    work_m_.noalias() -= phi_q * work_n_;
-    solve_m_ = ldlt_.solve(work_m_);
-    vdot.noalias() = work_n_ + minv_jt_ * solve_m_;  // v' = M⁻¹(f + Φ_qᵀ λ)
-    std::copy(solve_m_.data(), solve_m_.data() + m, aux_.begin());
-  } else {
-    vdot = work_n_;
+    std::copy_n(lambda_.begin(), m, aux_.begin());
   }
   std::copy(z.begin() + Ix(n), z.begin() + Ix(2 * n), zdot.begin());  // q' = v
+  return true;
+}
+
+// λ into lambda_ from S λ = −(a + 2αh + β²Φ) − Φ_q M⁻¹ f, S = Φ_q M⁻¹ Φ_qᵀ; leaves the rows of
+// M⁻¹ Φ_qᵀ (transposed) in minv_jt_ for v'.
+bool ReducedModel::SolveMultipliers(double t, const double* phi_q, const double* a,
+                                    const double* phi, const double* h) {
+  const std::size_t n = n_;
+  const std::size_t m = m_;
+  std::copy_n(phi_q, m * n, minv_jt_.begin());
+  for (std::size_t i = 0; i < m; ++i) mass_factor_.Solve(minv_jt_.data() + i * n);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      double sum = 0.0;
+      for (std::size_t k = 0; k < n; ++k) sum += phi_q[i * n + k] * minv_jt_[j * n + k];
+      schur_[i * m + j] = sum;
+      schur_[j * m + i] = sum;
+    }
+  }
+  dense::Ldlt(schur_.data(), m, schur_d_.data(), schur_perm_.data());
+  if (dense::LdltIsRankDeficient(schur_d_.data(), m, RelativePivotThreshold(n))) {
+    return FailSingularRows(t, Eigen::MatrixXd(ConstRowMap(phi_q, Ix(m), Ix(n))),
+                            "Φ_q M⁻¹ Φ_qᵀ");
+  }
+  for (std::size_t i = 0; i < m; ++i) {
+    double rhs = -(a[i] + 2.0 * alpha_ * h[i] + beta_ * beta_ * phi[i]);
+    for (std::size_t k = 0; k < n; ++k) rhs -= phi_q[i * n + k] * minv_f_[k];
+    lambda_[i] = rhs;
+  }
+  dense::LdltSolve(schur_.data(), schur_d_.data(), schur_perm_.data(), m, lambda_.data(),
+                   solve_work_.data());
   return true;
 }
 

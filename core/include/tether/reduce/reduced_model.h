@@ -37,6 +37,7 @@
 #include "tether/expr/expr.h"
 #include "tether/expr/program.h"
 #include "tether/model/model.h"
+#include "tether/reduce/mass_factor.h"
 
 namespace tether::reduce {
 
@@ -157,6 +158,8 @@ class ReducedModel {
   void LoadState(double t, std::span<const double> state);
   void LoadZ(double t, std::span<const double> z);
   bool RhsMechanical(double t, std::span<const double> z, std::span<double> zdot);
+  bool SolveMultipliers(double t, const double* phi_q, const double* a, const double* phi,
+                        const double* h);
   bool RhsIndex(double t, std::span<const double> z, std::span<double> zdot);
   bool Fail(EvalStatus status, std::string message);
   bool FailNonFinite(double t, const char* what);
@@ -189,15 +192,18 @@ class ReducedModel {
   std::vector<double> mass_out_;
   std::vector<double> aux_;
 
-  // Work memory for the linear algebra (sized by Allocate).
-  Eigen::MatrixXd mass_matrix_;                // n × n
-  Eigen::LLT<Eigen::MatrixXd> llt_;
-  Eigen::MatrixXd minv_jt_;                    // M⁻¹ Φ_qᵀ, n × m
-  Eigen::MatrixXd schur_;                      // m × m
-  Eigen::LDLT<Eigen::MatrixXd> ldlt_;
+  // Work memory for the linear algebra (sized by Allocate). The mechanical stage solve uses
+  // the unblocked kernels of small_dense.h on row-major arrays, the index forms Eigen's LU.
+  MassFactor mass_factor_;                     // M, refactored only when it changes
+  std::vector<double> minv_f_;                 // M⁻¹ f, n
+  std::vector<double> minv_jt_;                // (M⁻¹ Φ_qᵀ)ᵀ, row-major m × n
+  std::vector<double> schur_;                  // Φ_q M⁻¹ Φ_qᵀ and its LDLᵀ, m × m
+  std::vector<double> schur_d_;                // D of the LDLᵀ, m
+  std::vector<std::size_t> schur_perm_;        // its permutation, m
+  std::vector<double> lambda_;                 // right-hand side, then λ, m
+  std::vector<double> solve_work_;             // m
   Eigen::MatrixXd c_y_;                        // m × m
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-  Eigen::VectorXd work_n_;
   Eigen::VectorXd work_m_;
   Eigen::VectorXd solve_m_;
 
