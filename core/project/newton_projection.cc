@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tether/reduce/rank.h"
+#include "tether/reduce/small_dense.h"
 
 namespace tether::project {
 namespace {
@@ -30,23 +31,22 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
   cols_ = model.ode_size();
   rows_ = model.num_invariants();
   n_ = options.metric == Metric::kMass ? model.mass_size() : 0;
-  const Eigen::Index nb = Ix(block.col_end - block.col_begin);
-  const Eigen::Index rb = Ix(block.row_end - block.row_begin);
+  const std::size_t nb = block.col_end - block.col_begin;
+  const std::size_t rb = block.row_end - block.row_begin;
   h_.assign(rows_, 0.0);
   h_z_.assign(rows_ * cols_, 0.0);
   target_.assign(block.col_end - block.col_begin, 0.0);
   mass_.assign(n_ * n_, 0.0);
   inverse_weights_.clear();
-  h_b_.setZero(rb, nb);
-  x_.setZero(nb, rb);
-  schur_.setZero(rb, rb);
-  ldlt_ = Eigen::LDLT<Eigen::MatrixXd>(rb);
-  mass_matrix_.setZero(Ix(n_), Ix(n_));
-  mass_llt_ = Eigen::LLT<Eigen::MatrixXd>(Ix(n_));
-  d_.setZero(nb);
-  rhs_.setZero(rb);
-  mu_.setZero(rb);
-  delta_.setZero(nb);
+  h_b_.assign(rb * nb, 0.0);
+  x_t_.assign(rb * nb, 0.0);
+  schur_.assign(rb * rb, 0.0);
+  schur_d_.assign(rb, 0.0);
+  schur_perm_.assign(rb, 0);
+  solve_work_.assign(rb, 0.0);
+  mass_factor_.Resize(n_);
+  d_.assign(nb, 0.0);
+  mu_.assign(rb, 0.0);
 }
 
 void NewtonProjection::SetInverseWeights(std::span<const double> inverse_weights) {
@@ -91,28 +91,42 @@ bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
 }
 
 void NewtonProjection::ApplyInverseMetric() {
-  if (n_ > 0) {
-    // X ← diag(M⁻¹, M⁻¹, …) X on each n-row chunk of the block.
-    for (Eigen::Index r = 0; r + Ix(n_) <= x_.rows(); r += Ix(n_)) {
-      auto chunk = x_.middleRows(r, Ix(n_));
-      mass_llt_.solveInPlace(chunk);
+  const std::size_t nb = d_.size();
+  const std::size_t rb = mu_.size();
+  for (std::size_t i = 0; i < rb; ++i) {
+    double* row = x_t_.data() + i * nb;
+    if (n_ > 0) {
+      // Xᵀ row ← M⁻¹ on each n-long chunk (W⁻¹ = diag(M⁻¹, M⁻¹, …) is symmetric).
+      for (std::size_t r = 0; r + n_ <= nb; r += n_) mass_factor_.Solve(row + r);
+    } else if (!inverse_weights_.empty()) {
+      for (std::size_t j = 0; j < nb; ++j) row[j] *= inverse_weights_[j];
     }
-  } else if (!inverse_weights_.empty()) {
-    for (Eigen::Index r = 0; r < x_.rows(); ++r) x_.row(r) *= inverse_weights_[static_cast<std::size_t>(r)];
   }
 }
 
 bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
                               ProjectionReport* report) {
-  const ConstRowMap h_z(h_z_.data(), Ix(rows_), Ix(cols_));
-  h_b_ = h_z.block(Ix(block_.row_begin), Ix(block_.col_begin), h_b_.rows(), h_b_.cols());
-  x_.noalias() = h_b_.transpose();
+  const std::size_t nb = d_.size();
+  const std::size_t rb = mu_.size();
+  for (std::size_t i = 0; i < rb; ++i) {
+    std::copy_n(h_z_.data() + (block_.row_begin + i) * cols_ + block_.col_begin, nb,
+                h_b_.data() + i * nb);
+  }
+  x_t_ = h_b_;  // same size: no allocation
   ApplyInverseMetric();
-  schur_.noalias() = h_b_ * x_;
-  ldlt_.compute(schur_);
-  if (reduce::LdltIsRankDeficient(ldlt_, reduce::RelativePivotThreshold(
-                                             static_cast<std::size_t>(h_b_.cols())))) {
-    std::vector<std::size_t> rows = reduce::DependentRows(h_b_);
+  for (std::size_t i = 0; i < rb; ++i) {  // S = H_b X, symmetric
+    for (std::size_t j = 0; j <= i; ++j) {
+      double sum = 0.0;
+      for (std::size_t k = 0; k < nb; ++k) sum += h_b_[i * nb + k] * x_t_[j * nb + k];
+      schur_[i * rb + j] = sum;
+      schur_[j * rb + i] = sum;
+    }
+  }
+  reduce::dense::Ldlt(schur_.data(), rb, schur_d_.data(), schur_perm_.data());
+  if (reduce::dense::LdltIsRankDeficient(schur_d_.data(), rb,
+                                         reduce::RelativePivotThreshold(nb))) {
+    std::vector<std::size_t> rows =
+        reduce::DependentRows(Eigen::MatrixXd(ConstRowMap(h_b_.data(), Ix(rb), Ix(nb))));
     for (std::size_t& r : rows) r += block_.row_begin;
     return Fail(ProjectionStatus::kSingular,
                 "constraint Jacobian is rank-deficient at t = " + Num(t) + ": constraints " +
@@ -122,6 +136,26 @@ bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
                 report);
   }
   return true;
+}
+
+// δ from S μ = −H_r − H_b d, δ = d + X μ; z_b ← z_b + δ.
+void NewtonProjection::Correct(std::span<double> z) {
+  const std::size_t nb = d_.size();
+  const std::size_t rb = mu_.size();
+  const std::size_t c0 = block_.col_begin;
+  for (std::size_t j = 0; j < nb; ++j) d_[j] = target_[j] - z[c0 + j];
+  for (std::size_t i = 0; i < rb; ++i) {
+    double rhs = -h_[block_.row_begin + i];
+    for (std::size_t j = 0; j < nb; ++j) rhs -= h_b_[i * nb + j] * d_[j];
+    mu_[i] = rhs;
+  }
+  reduce::dense::LdltSolve(schur_.data(), schur_d_.data(), schur_perm_.data(), rb, mu_.data(),
+                           solve_work_.data());
+  for (std::size_t j = 0; j < nb; ++j) {
+    double delta = d_[j];
+    for (std::size_t i = 0; i < rb; ++i) delta += x_t_[i * nb + j] * mu_[i];
+    z[c0 + j] += delta;
+  }
 }
 
 bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<double> z,
@@ -137,9 +171,7 @@ bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<
       return Fail(ProjectionStatus::kNonFinite,
                   "projection at t = " + Num(t) + ": " + model.failure().message, report);
     }
-    mass_matrix_ = ConstRowMap(mass_.data(), Ix(n_), Ix(n_));
-    mass_llt_.compute(mass_matrix_);
-    if (mass_llt_.info() != Eigen::Success) {
+    if (!mass_factor_.Factor(mass_.data())) {
       return Fail(ProjectionStatus::kSingular,
                   "the mass matrix is not positive definite at t = " + Num(t) +
                       "; the mass metric needs it",
@@ -166,19 +198,7 @@ bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<
         !Factor(model, t, report)) {
       return false;
     }
-    for (Eigen::Index j = 0; j < d_.size(); ++j) {
-      d_(j) = target_[static_cast<std::size_t>(j)] - z[c0 + static_cast<std::size_t>(j)];
-    }
-    for (Eigen::Index i = 0; i < rhs_.size(); ++i) {
-      rhs_(i) = -h_[block_.row_begin + static_cast<std::size_t>(i)];
-    }
-    rhs_.noalias() -= h_b_ * d_;  // S μ = −H_r − H_b d
-    mu_ = ldlt_.solve(rhs_);
-    delta_ = d_;
-    delta_.noalias() += x_ * mu_;  // δ = d + W⁻¹ H_bᵀ μ
-    for (Eigen::Index j = 0; j < delta_.size(); ++j) {
-      z[c0 + static_cast<std::size_t>(j)] += delta_(j);  // z_b ← z_b + δ
-    }
+    Correct(z);
   }
 }
 

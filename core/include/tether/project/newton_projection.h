@@ -21,6 +21,7 @@
 #include <Eigen/Dense>
 
 #include "tether/project/projector.h"
+#include "tether/reduce/mass_factor.h"
 #include "tether/reduce/reduced_model.h"
 
 namespace tether::project {
@@ -49,6 +50,7 @@ class NewtonProjection {
                 ProjectionReport* report);
   bool Factor(reduce::ReducedModel& model, double t, ProjectionReport* report);
   void ApplyInverseMetric();
+  void Correct(std::span<double> z);
   bool Fail(ProjectionStatus status, std::string message, ProjectionReport* report);
 
   Block block_;
@@ -61,16 +63,16 @@ class NewtonProjection {
   std::vector<double> target_;
   std::vector<double> mass_;
   std::vector<double> inverse_weights_;
-  Eigen::MatrixXd h_b_;        // rb × nb
-  Eigen::MatrixXd x_;          // nb × rb
-  Eigen::MatrixXd schur_;      // rb × rb
-  Eigen::LDLT<Eigen::MatrixXd> ldlt_;
-  Eigen::MatrixXd mass_matrix_;
-  Eigen::LLT<Eigen::MatrixXd> mass_llt_;
-  Eigen::VectorXd d_;
-  Eigen::VectorXd rhs_;
-  Eigen::VectorXd mu_;
-  Eigen::VectorXd delta_;
+  // Row-major work arrays for the unblocked kernels of tether/reduce/small_dense.h.
+  std::vector<double> h_b_;            // H_b at the last factorization, rb × nb
+  std::vector<double> x_t_;            // Xᵀ = H_b W⁻¹, rb × nb
+  std::vector<double> schur_;          // S and its LDLᵀ, rb × rb
+  std::vector<double> schur_d_;        // D, rb
+  std::vector<std::size_t> schur_perm_;
+  std::vector<double> solve_work_;     // rb
+  reduce::MassFactor mass_factor_;     // M at x̃, refactored only when it changes
+  std::vector<double> d_;              // nb
+  std::vector<double> mu_;             // right-hand side, then μ, rb
   double residual_ = 0.0;
 };
 
