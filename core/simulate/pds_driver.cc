@@ -24,9 +24,9 @@ bool PdsOptions::IsValid(std::string* why) const {
              "; must be > 0";
   } else if (max_switches < 1) {
     reason = "PdsOptions::max_switches = " + std::to_string(max_switches) + "; must be >= 1";
-  } else if (!switches.IsValid(&reason) || !projection.IsValid(&reason)) {
-    // reason set by the nested IsValid
   }
+  // The nested option structs name their own fields.
+  if (reason.empty() && switches.IsValid(&reason)) projection.IsValid(&reason);
   if (why != nullptr) *why = reason;
   return reason.empty();
 }

@@ -195,6 +195,19 @@ TEST(PdsDriverTest, RefusesModelsThatAreNotFirstOrderPds) {
                  "variables or equality constraints");
 }
 
+TEST(PdsDriverTest, DefaultOptionsAreValidAndNestedProblemsNamed) {
+  std::string why;
+  EXPECT_TRUE(PdsOptions{}.IsValid(&why)) << why;
+  PdsOptions bad;
+  bad.switches.time_tolerance = 0;
+  EXPECT_FALSE(bad.IsValid(&why));
+  EXPECT_EQ(why, "SwitchOptions::time_tolerance = 0.000000; must be > 0");
+  bad = PdsOptions{};
+  bad.projection.max_newton_iterations = 0;
+  EXPECT_FALSE(bad.IsValid(&why));
+  EXPECT_EQ(why, "InequalityProjectionOptions::max_newton_iterations = 0; must be >= 1");
+}
+
 TEST(PdsDriverTest, BadOptionsAndInfeasibleStartAreNamed) {
   auto problem = Problem(kExamples[0]);
   ASSERT_NE(problem, nullptr);
@@ -209,6 +222,25 @@ TEST(PdsDriverTest, BadOptionsAndInfeasibleStartAreNamed) {
   EXPECT_EQ(run.message, "x0 violates inequalities[0]: c = -0.500000");
   run = RunPds(*problem, {0.25}, options);
   EXPECT_EQ(run.message, "x0 has 1 entries; the model has 2 states");
+}
+
+TEST(PdsDriverTest, ChatteringGuardEndsTheRunWithItsBound) {
+  // The half-plane run switches at t_a ≈ 0.845 and t_d = ln 4 ≈ 1.386: a bound of one switch
+  // per 10 s trips on the second.
+  auto problem = Problem(kExamples[0]);
+  ASSERT_NE(problem, nullptr);
+  PdsOptions options;
+  options.t_end = 2.0;
+  options.chattering_window = 10.0;
+  options.max_switches = 1;
+  const PdsRun run = RunPds(*problem, {kA, kB}, options);
+  EXPECT_EQ(run.termination, PdsTermination::kChattering);
+  EXPECT_EQ(run.events.size(), 2u);
+  EXPECT_EQ(run.message.rfind("chattering: more than 1 switches within 10.000000 s before t = "
+                              "1.386",
+                              0),
+            0u)
+      << run.message;
 }
 
 TEST(PdsDriverTest, StartOnTheBoundaryPushedOutwardStartsSliding) {
