@@ -2,11 +2,50 @@
 // ServerConfig and runs the server until SIGTERM/SIGINT.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
 #include "tether/server/server.h"
+
+namespace {
+
+bool OnCommandLine(std::string_view flag, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    if (arg == flag || (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag &&
+                        arg[flag.size()] == '=')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// CLI11 names the option of a bad value, not the environment variable it came from: for an
+// option the message names that was not on the command line, the variable is added.
+int ReportParseError(const CLI::App& app, const CLI::ParseError& error, int argc, char** argv) {
+  const int code = app.exit(error);
+  const std::string message = error.what();
+  for (const CLI::Option* option : app.get_options()) {
+    const std::string env = option->get_envname();
+    const std::string name = option->get_name();
+    const char* value = env.empty() ? nullptr : std::getenv(env.c_str());
+    if (value == nullptr || message.find(name) == std::string::npos ||
+        OnCommandLine(name, argc, argv)) {
+      continue;
+    }
+    std::fprintf(stderr, "tether-server: %s came from the environment variable %s='%s'\n",
+                 name.c_str(), env.c_str(), value);
+  }
+  return code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   tether::server::ServerConfig config;
-  std::int64_t ttl_seconds = config.session_ttl.count();
+  std::int64_t ttl_seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(config.session_ttl).count();
   std::int64_t grace_ms = config.drain_grace.count();
   bool quiet = false;
 
@@ -42,7 +81,11 @@ int main(int argc, char** argv) {
                  "simulation threads; 0 = hardware concurrency")
       ->envname("TETHER_WORKER_THREADS")->capture_default_str();
   app.add_flag("--quiet", quiet, "no per-RPC log lines")->envname("TETHER_QUIET");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return ReportParseError(app, error, argc, argv);
+  }
 
   config.session_ttl = std::chrono::seconds(ttl_seconds);
   config.drain_grace = std::chrono::milliseconds(grace_ms);

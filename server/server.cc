@@ -23,9 +23,13 @@
 namespace tether::server {
 namespace {
 
-// How often idle sessions are looked for: TTLs are seconds or longer, so one second keeps
-// expiry within a second of expire_time.
-constexpr std::chrono::seconds kExpirySweep{1};
+// How often idle sessions are looked for at most: one second keeps expiry within a second of
+// expire_time for production TTLs (hours); a shorter TTL is swept every ttl / 4.
+constexpr std::chrono::milliseconds kMaxExpirySweep{1000};
+
+std::chrono::milliseconds ExpirySweep(std::chrono::milliseconds ttl) {
+  return std::clamp(ttl / 4, std::chrono::milliseconds(1), kMaxExpirySweep);
+}
 // After the drain grace, aborted streams end at their next frame boundary; this bounds the
 // wait for that before gRPC cancels whatever is left.
 constexpr std::chrono::seconds kAbortWait{2};
@@ -80,8 +84,8 @@ bool ServerConfig::IsValid(std::string* why) const {
                "in [1, max_frame_samples = " + std::to_string(max_frame_samples) + "]", why) &&
          Check(max_steps_per_stream >= 1, "max_steps_per_stream",
                std::to_string(max_steps_per_stream), ">= 1", why) &&
-         Check(session_ttl.count() >= 1, "session_ttl", std::to_string(session_ttl.count()) + " s",
-               ">= 1 s", why) &&
+         Check(session_ttl.count() >= 1, "session_ttl",
+               std::to_string(session_ttl.count()) + " ms", ">= 1 ms", why) &&
          Check(drain_grace.count() >= 0, "drain_grace", std::to_string(drain_grace.count()) + " ms",
                ">= 0 ms", why) &&
          Check(replay_bytes >= 1, "replay_bytes", std::to_string(replay_bytes), ">= 1", why);
@@ -93,7 +97,7 @@ struct Server::Impl {
   void Janitor() {
     std::unique_lock lock(janitor_mutex);
     while (!janitor_stop) {
-      janitor_wake.wait_for(lock, kExpirySweep);
+      janitor_wake.wait_for(lock, ExpirySweep(state.config.session_ttl));
       if (!janitor_stop) state.sessions.Expire(Session::Clock::now());
     }
   }

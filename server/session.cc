@@ -74,7 +74,7 @@ void Session::Touch() {
   last_used = Clock::now();
 }
 
-v1::Session Session::ToProto(std::chrono::seconds ttl) const {
+v1::Session Session::ToProto(std::chrono::milliseconds ttl) const {
   v1::Session out;
   out.set_name(std::string(kSessionPrefix) + id);
   out.set_model(std::string(kModelPrefix) + model);

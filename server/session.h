@@ -99,13 +99,13 @@ struct Session {
   // that may touch it). Marks the session used.
   void Refresh();
   // The resource (caller holds `mutex`). `ttl` gives expire_time.
-  [[nodiscard]] v1::Session ToProto(std::chrono::seconds ttl) const;
+  [[nodiscard]] v1::Session ToProto(std::chrono::milliseconds ttl) const;
 };
 
 // All sessions of a server, bounded by `max_sessions`, expiring after `ttl` of disuse.
 class SessionStore {
  public:
-  SessionStore(std::size_t max_sessions, std::chrono::seconds ttl)
+  SessionStore(std::size_t max_sessions, std::chrono::milliseconds ttl)
       : max_sessions_(max_sessions), ttl_(ttl) {}
 
   enum class AddResult { kOk, kAlreadyExists, kLimit };
@@ -120,11 +120,11 @@ class SessionStore {
   std::size_t Expire(Session::Clock::time_point now);
   [[nodiscard]] std::size_t size() const;
   [[nodiscard]] std::size_t max_sessions() const { return max_sessions_; }
-  [[nodiscard]] std::chrono::seconds ttl() const { return ttl_; }
+  [[nodiscard]] std::chrono::milliseconds ttl() const { return ttl_; }
 
  private:
   std::size_t max_sessions_;
-  std::chrono::seconds ttl_;
+  std::chrono::milliseconds ttl_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
 };

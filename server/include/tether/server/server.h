@@ -38,8 +38,11 @@ struct ServerConfig {
   // Accepted steps one stream may take; reached → the stream ends RESOURCE_EXHAUSTED after its
   // samples, the session paused and resumable. ≥ 1.
   std::uint64_t max_steps_per_stream = 100'000'000;
-  // A session not used for this long is deleted [s]; a streaming session does not expire. ≥ 1 s.
-  std::chrono::seconds session_ttl{3600};
+  // A session not used for this long is deleted; a streaming session does not expire. ≥ 1 ms
+  // (milliseconds so that tests can expire sessions quickly; tether-server's flag takes
+  // seconds). Idle sessions are swept every min(1 s, ttl / 4), so one is gone within
+  // ttl + min(1 s, ttl / 4) of its last use. Default 1 h.
+  std::chrono::milliseconds session_ttl = std::chrono::hours(1);
   // Shutdown on SIGTERM/SIGINT (RunServer): how long open streams may run on [ms]. ≥ 0.
   std::chrono::milliseconds drain_grace{5000};
   // Simulation worker threads; 0 = std::thread::hardware_concurrency().
