@@ -62,6 +62,18 @@ TEST(Setup, MassMetricNeedsAMechanicalModel) {
   EXPECT_TRUE(HasProblem(r, "options.metric", "needs a mechanical model"));
 }
 
+// Simulation has no projection onto c(x) >= 0 yet: a model with inequalities must be refused,
+// never run as a free ODE whose states leave the feasible set unnoticed.
+TEST(Setup, InequalitiesAreRefusedNotIgnored) {
+  SimSetup setup;
+  setup.model = ParseOrDie(R"json({"name": "half", "form": "index1", "differential": ["x"],
+      "algebraic": [], "rhs": ["-1"], "constraints": [], "inequalities": ["x"],
+      "initial": {"x": 1}})json");
+  const simulate::CreateResult r = simulate::Simulation::Create(setup);
+  EXPECT_FALSE(r.simulation);
+  EXPECT_TRUE(HasProblem(r, "model.inequalities", "do not support inequalities yet"));
+}
+
 TEST(Setup, FixedValuesAreKeptByInitialization) {
   SimSetup setup = Seed();
   setup.fixed = {"x"};
