@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 
 #include "tether/server/server.h"
@@ -43,6 +44,8 @@ int ReportParseError(const CLI::App& app, const CLI::ParseError& error, int argc
 }  // namespace
 
 int main(int argc, char** argv) {
+  // CLI::PositiveNumber would print its bound as a 300-digit double.
+  const CLI::Range kAtLeastOne(std::size_t{1}, std::numeric_limits<std::size_t>::max());
   tether::server::ServerConfig config;
   std::int64_t ttl_seconds =
       std::chrono::duration_cast<std::chrono::seconds>(config.session_ttl).count();
@@ -56,14 +59,14 @@ int main(int argc, char** argv) {
   app.add_option("--models-dir", config.models_dir, "directory of extra model specs (*.json)")
       ->envname("TETHER_MODELS_DIR");
   app.add_option("--max-sessions", config.max_sessions, "live sessions at most")
-      ->envname("TETHER_MAX_SESSIONS")->capture_default_str()->check(CLI::PositiveNumber);
+      ->envname("TETHER_MAX_SESSIONS")->capture_default_str()->check(kAtLeastOne);
   app.add_option("--max-streams", config.max_streams, "concurrent streams at most")
-      ->envname("TETHER_MAX_STREAMS")->capture_default_str()->check(CLI::PositiveNumber);
+      ->envname("TETHER_MAX_STREAMS")->capture_default_str()->check(kAtLeastOne);
   app.add_option("--max-registered-models", config.max_registered_models,
                  "models registered at run time at most")
       ->envname("TETHER_MAX_REGISTERED_MODELS")->capture_default_str();
   app.add_option("--max-spec-bytes", config.max_spec_bytes, "bytes of one spec's JSON text")
-      ->envname("TETHER_MAX_SPEC_BYTES")->capture_default_str()->check(CLI::PositiveNumber);
+      ->envname("TETHER_MAX_SPEC_BYTES")->capture_default_str()->check(kAtLeastOne);
   app.add_option("--default-frame-samples", config.default_frame_samples,
                  "samples per frame when a request says 0")
       ->envname("TETHER_DEFAULT_FRAME_SAMPLES")->capture_default_str();
