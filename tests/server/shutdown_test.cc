@@ -145,13 +145,14 @@ TEST(ShutdownTest, SigtermDrainsOpenStreamsAndExitsZero) {
 }
 
 TEST(ShutdownTest, SigintWithoutStreamsExitsZeroAtOnce) {
-  ServerProcess process(std::chrono::milliseconds(5000));
+  // A grace far longer than any wait below: exiting within the wait shows the drain did not
+  // sit out its grace, without a tight wall-clock bound that a loaded machine could break.
+  constexpr auto kGrace = std::chrono::milliseconds(120000);
+  constexpr auto kWait = std::chrono::seconds(30);
+  ServerProcess process(kGrace);
   ASSERT_GT(process.WaitForPort(), 0) << process.Log();
-  const auto start = std::chrono::steady_clock::now();
   process.Signal(SIGINT);
-  EXPECT_EQ(process.WaitForExit(std::chrono::seconds(10)), 0) << process.Log();
-  // No open stream: the drain does not wait for its grace.
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_EQ(process.WaitForExit(kWait), 0) << process.Log();
 }
 
 }  // namespace
