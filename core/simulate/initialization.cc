@@ -4,31 +4,10 @@
 #include <string>
 
 #include "tether/project/newton_projection.h"
+#include "simulate/termination_mapping.h"
 
 namespace tether::simulate {
 namespace {
-
-Termination FromProjection(project::ProjectionStatus status) {
-  switch (status) {
-    case project::ProjectionStatus::kSingular:
-      return Termination::kSingularConstraints;
-    case project::ProjectionStatus::kNonFinite:
-      return Termination::kNonFinite;
-    default:
-      return Termination::kProjectionFailed;
-  }
-}
-
-Termination FromEval(reduce::EvalStatus status) {
-  switch (status) {
-    case reduce::EvalStatus::kSingular:
-      return Termination::kSingularConstraints;
-    case reduce::EvalStatus::kNotConverged:
-      return Termination::kProjectionFailed;
-    default:
-      return Termination::kNonFinite;
-  }
-}
 
 void SetFailure(InitializationOutcome* outcome, Termination reason, double t,
                 const std::string& message) {

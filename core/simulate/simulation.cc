@@ -18,6 +18,7 @@
 
 #include "simulate/initialization.h"
 #include "simulate/setup_validation.h"
+#include "simulate/termination_mapping.h"
 #include "tether/integrate/stepper.h"
 #include "tether/project/projector.h"
 #include "tether/reduce/reduced_model.h"
@@ -73,28 +74,6 @@ integrate::StepperOptions ToStepperOptions(const Options& o) {
   s.max_step = o.max_step;
   s.error_control = o.error_control;
   return s;
-}
-
-Termination FromEval(reduce::EvalStatus status) {
-  switch (status) {
-    case reduce::EvalStatus::kSingular:
-      return Termination::kSingularConstraints;
-    case reduce::EvalStatus::kNotConverged:
-      return Termination::kProjectionFailed;
-    default:
-      return Termination::kNonFinite;
-  }
-}
-
-Termination FromProjection(project::ProjectionStatus status) {
-  switch (status) {
-    case project::ProjectionStatus::kSingular:
-      return Termination::kSingularConstraints;
-    case project::ProjectionStatus::kNonFinite:
-      return Termination::kNonFinite;
-    default:
-      return Termination::kProjectionFailed;
-  }
 }
 
 // The reduced model seen as the stepper's ODE.
