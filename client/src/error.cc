@@ -45,9 +45,12 @@ std::string Error::ToString() const {
   std::string text(StatusCodeName(code));
   if (!message.empty()) text += ": " + message;
   for (const FieldViolation& violation : violations) {
-    text += "\n  ";
-    if (!violation.field.empty()) text += violation.field + ": ";
-    text += violation.description;
+    std::string line = violation.field.empty() ? violation.description
+                                               : violation.field + ": " + violation.description;
+    // tether's server also spells each violation out in the message, for clients that do not
+    // decode details; print it once.
+    if (message.find(line) != std::string::npos) continue;
+    text += "\n  " + line;
   }
   if (info.has_value()) {
     text += "\n  reason " + info->reason;

@@ -43,6 +43,20 @@ TEST(Error, DecodesBadRequestViolationsInOrder) {
             "  options.rtol: must be in [1e-15, 1)");
 }
 
+// tether's server writes each violation into the message too (for clients that ignore details):
+// the printed error must list it once, not twice.
+TEST(Error, AViolationAlreadyInTheMessageIsPrintedOnce) {
+  google::rpc::BadRequest bad;
+  auto* v = bad.add_field_violations();
+  v->set_field("options.rtol");
+  v->set_description("must be in [1e-15, 1)");
+  const Error error = Error::FromStatus(StatusWithDetails(
+      grpc::StatusCode::INVALID_ARGUMENT,
+      "bad simulation setup\n  options.rtol: must be in [1e-15, 1)", bad));
+  EXPECT_EQ(error.ToString(),
+            "INVALID_ARGUMENT: bad simulation setup\n  options.rtol: must be in [1e-15, 1)");
+}
+
 TEST(Error, DecodesErrorInfo) {
   google::rpc::ErrorInfo info;
   info.set_reason("PROJECTION_FAILED");
