@@ -85,6 +85,8 @@ std::string_view TerminationName(Termination t) {
       return "step_limit";
     case Termination::kCancelled:
       return "cancelled";
+    case Termination::kChattering:
+      return "chattering";
   }
   return "unknown";
 }

@@ -115,6 +115,18 @@ std::vector<SetupProblem> OptionProblems(const Options& o) {
   if (o.max_steps < 1) {
     Add(&p, "options.max_steps", "Options::max_steps = 0; must be >= 1");
   }
+  if (!(o.switch_tolerance >= 0.0) || !std::isfinite(o.switch_tolerance)) {
+    Add(&p, "options.switch_tolerance",
+        "Options::switch_tolerance = " + Num(o.switch_tolerance) + "; must be >= 0 (0 = automatic)");
+  }
+  if (o.max_switches < 1) {
+    Add(&p, "options.max_switches",
+        "Options::max_switches = " + std::to_string(o.max_switches) + "; must be >= 1");
+  }
+  if (!(o.chattering_window > 0.0) || !std::isfinite(o.chattering_window)) {
+    Add(&p, "options.chattering_window",
+        "Options::chattering_window = " + Num(o.chattering_window) + "; must be > 0");
+  }
   return p;
 }
 

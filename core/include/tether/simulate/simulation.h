@@ -92,26 +92,58 @@ struct Options {
   // The run ends with kStepLimit after this many accepted steps. ≥ 1.
   std::uint64_t max_steps = 100'000'000;
 
+  // Models with inequalities c(x) ≥ 0 (projected dynamical systems, shared/seeds 003).
+  // true: every switch (c_i reaching 0, or the multiplier μ_i of an active c_i reaching 0) is
+  // located on the dense output and the step retaken to end there, so no step straddles a
+  // switch and the stepper keeps its order. false: each step integrates the free flow and is
+  // projected onto C (Moreau's catching-up scheme with "euler"): first order at switches.
+  bool switch_detection = true;
+  // Switch times are located to within this [s]; 0 = automatic: rtol · (the step's length),
+  // at least 64 ε max(1, |t|). ≥ 0.
+  double switch_tolerance = 0.0;
+  // Chattering guard: more than max_switches switches within chattering_window [s] end the run
+  // with kChattering. max_switches ≥ 1, chattering_window > 0.
+  int max_switches = 20;
+  double chattering_window = 1e-6;
+
   // Checks every field; on failure writes "Options::rtol = -1; must be in [1e-15, 1)".
   bool IsValid(std::string* why) const;
 };
 
-enum class ColumnKind { kState, kMultiplier, kAlgebraic, kOutput };
+enum class ColumnKind {
+  kState,
+  kMultiplier,            // λ_i of an equality constraint (mechanical)
+  kAlgebraic,
+  kOutput,
+  kInequalityMultiplier,  // μ_i ≥ 0 of inequality c_i ≥ 0; 0 while inactive
+  kActive,                // 1 while inequality i is in the active set, else 0
+};
 
 // One streamed column (residuals travel beside the values, not as columns).
 struct Column {
-  std::string name;  // spec name; multipliers "lambda_1" … "lambda_m"
+  std::string name;  // spec name; "lambda_1" … "lambda_m", "mu_1" … "mu_p", "active_1" …
   std::string unit;  // may be empty
   ColumnKind kind = ColumnKind::kState;
 };
 
-// One emitted sample. `values` views an internal buffer valid only during the sink call.
+// A switch of a projected dynamical system, located on the dense output.
+struct SwitchEvent {
+  double t = 0.0;              // located switch time [s] (the sample's t)
+  std::size_t constraint = 0;  // 0-based index into model.inequalities
+  bool activated = true;       // true: c_i reached 0; false: μ_i reached 0 (flow turns inward)
+};
+
+// One emitted sample. `values` and `events` view internal buffers valid only during the sink
+// call.
 struct Sample {
   std::uint64_t index = 0;  // 0 is the initial (consistent) state; consecutive, no gaps
   double t = 0.0;
   std::span<const double> values;  // over columns()
   double residual_position = 0.0;  // ‖Φ‖∞ (mechanical), ‖g‖∞ (index 1 and 2)
   double residual_velocity = 0.0;  // ‖h‖∞ (mechanical, index 2); 0 for index 1
+  double residual_inequality = 0.0;  // max(0, −min_i c_i(x)); 0 without inequalities
+  // Switches at this sample. A sample is emitted at every located switch, besides the grid.
+  std::span<const SwitchEvent> events;
 };
 
 enum class Termination {
@@ -123,6 +155,7 @@ enum class Termination {
   kNonFinite,            // NaN or ±∞ in the state or the right-hand side
   kStepLimit,            // Options::max_steps accepted steps
   kCancelled,            // the cancel flag was raised
+  kChattering,           // more than Options::max_switches switches within chattering_window
 };
 
 std::string_view TerminationName(Termination t);  // "reached_end", "projection_failed", …
@@ -147,6 +180,8 @@ struct Statistics {
   std::uint64_t samples = 0;           // emitted samples
   double max_residual_position = 0.0;  // over emitted samples
   double max_residual_velocity = 0.0;
+  double max_residual_inequality = 0.0;
+  std::uint64_t switches = 0;          // located switches (SwitchEvent)
   double cpu_seconds = 0.0;            // thread CPU time spent in Advance
 };
 
