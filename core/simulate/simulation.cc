@@ -152,20 +152,7 @@ struct Simulation::Impl {
     return false;
   }
 
-  void BuildColumns() {
-    const model::Model& m = reduced->model();
-    for (const model::Variable* v : m.states()) {
-      const bool algebraic = std::any_of(m.algebraic.begin(), m.algebraic.end(),
-                                         [&](const model::Variable& a) { return a.name == v->name; });
-      columns.push_back({v->name, v->unit, algebraic ? ColumnKind::kAlgebraic : ColumnKind::kState});
-    }
-    if (m.form == model::Form::kMechanical) {
-      for (std::size_t i = 0; i < m.constraints.size(); ++i) {
-        columns.push_back({"lambda_" + std::to_string(i + 1), "", ColumnKind::kMultiplier});
-      }
-    }
-    for (const model::Output& o : m.outputs) columns.push_back({o.name, o.unit, ColumnKind::kOutput});
-  }
+  void BuildColumns() { columns = DefaultColumns(reduced->model()); }
 
   void Allocate() {
     const std::size_t n = reduced->ode_size();

@@ -126,6 +126,10 @@ struct Column {
   ColumnKind kind = ColumnKind::kState;
 };
 
+// The columns a run of `model` streams, in order: states (q, v or x, y), λ_1 … λ_m
+// (mechanical), μ_1 … μ_p and active_1 … active_p (models with p inequalities), outputs.
+std::vector<Column> DefaultColumns(const model::Model& model);
+
 // A switch of a projected dynamical system, located on the dense output.
 struct SwitchEvent {
   double t = 0.0;              // located switch time [s] (the sample's t)
