@@ -3,17 +3,12 @@
 #include <cstdio>
 #include <string>
 
+#include "simulate/number_text.h"
 #include "simulate/setup_validation.h"
 #include "tether/simulate/simulation.h"
 
 namespace tether::simulate {
 namespace {
-
-std::string Num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.10g", x);
-  return buffer;
-}
 
 std::string Short(double x) {
   char buffer[32];

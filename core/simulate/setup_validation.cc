@@ -184,14 +184,6 @@ std::vector<SetupProblem> SetupProblems(const Setup& setup) {
         "metric 'mass' needs a mechanical model; '" + model.name + "' is " +
             std::string(model::FormName(model.form)));
   }
-  // Sessions do not yet honour c(x) >= 0 (the projected-dynamics driver of issue 6 is not wired
-  // into Simulation); running such a model as a free ODE would stream states outside C without
-  // a word, so it is refused.
-  if (!model.inequalities.empty()) {
-    Add(&p, "model.inequalities",
-        "model '" + model.name + "' has " + std::to_string(model.inequalities.size()) +
-            " inequality constraint(s); sessions do not support inequalities yet");
-  }
   if (setup.options.projection == Projection::kBaumgarte && !mechanical) {
     Add(&p, "options.projection",
         "projection 'baumgarte' stabilizes the mechanical form only; '" + model.name + "' is " +

@@ -16,6 +16,8 @@
 #include <limits>
 #include <utility>
 
+#include "simulate/number_text.h"
+#include "simulate/inequality_run.h"
 #include "simulate/initialization.h"
 #include "simulate/setup_validation.h"
 #include "simulate/termination_mapping.h"
@@ -29,12 +31,6 @@ namespace {
 // Relative distance under which a step end is taken to be an output point or t_end (fixed-
 // step runs): far above the rounding of t + h (≈1e-16 relative), far below any step's error.
 constexpr double kTimeSnap = 1e-9;
-
-std::string Num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.10g", x);
-  return buffer;
-}
 
 double ThreadCpuSeconds() {
   timespec ts{};
@@ -97,6 +93,7 @@ struct Simulation::Impl {
   std::unique_ptr<reduce::ReducedModel> reduced;
   std::unique_ptr<integrate::Stepper> stepper;
   std::unique_ptr<project::Projector> projector;
+  std::unique_ptr<InequalityRun> inequalities;  // null without model inequalities
   std::vector<Column> columns;
   InitializationReport initialization;
   Status status;
@@ -114,6 +111,10 @@ struct Simulation::Impl {
   bool emitted_initial = false;
   std::uint64_t next_index = 0;
   project::ProjectionReport report;
+  // Switches located at t, emitted with the sample at t (a sample of its own off the grid).
+  std::vector<SwitchEvent> pending_events;
+  bool restart_stepper = false;  // the active set changed: the stepper's last stage is stale
+  Status deferred;               // a failure at t reported once the samples up to t are out
 
   Impl() = default;
   Impl(const Impl& o)
@@ -122,6 +123,7 @@ struct Simulation::Impl {
         reduced(std::make_unique<reduce::ReducedModel>(*o.reduced)),
         stepper(o.stepper->Clone()),
         projector(o.projector->Clone()),
+        inequalities(o.inequalities ? std::make_unique<InequalityRun>(*o.inequalities) : nullptr),
         columns(o.columns),
         initialization(o.initialization),
         status(o.status),
@@ -141,7 +143,10 @@ struct Simulation::Impl {
         last_emitted(o.last_emitted),
         emitted_initial(o.emitted_initial),
         next_index(o.next_index),
-        report(o.report) {}
+        report(o.report),
+        pending_events(o.pending_events),
+        restart_stepper(o.restart_stepper),
+        deferred(o.deferred) {}
 
   [[nodiscard]] const Options& options() const { return setup.options; }
 
@@ -166,7 +171,17 @@ struct Simulation::Impl {
     projector->Resize(*reduced);
   }
 
-  // Fills `values` at (ts, zs) and emits it.
+  // A failure of the inequality part; kRunning there defers to the reduced model's diagnosis.
+  bool FailInequality() {
+    const Status& f = inequalities->failure();
+    if (f.reason == Termination::kRunning) {
+      return Fail(FromEval(reduced->failure().status), reduced->failure().message);
+    }
+    return Fail(f.reason, f.message);
+  }
+
+  // Fills `values` at (ts, zs) and emits it; a sample at the step end (ts == t) carries the
+  // switches located there.
   bool Emit(double ts, std::span<const double> zs,
             const std::function<void(const Sample&)>& sink) {
     ReducedOde ode(reduced.get());
@@ -180,12 +195,26 @@ struct Simulation::Impl {
     if (reduced->form() == model::Form::kMechanical) {
       for (double lambda : reduced->auxiliary()) values[k++] = lambda;
     }
+    double residual_inequality = 0.0;
+    const bool at_step_end = ts == t;
+    if (inequalities) {
+      const std::size_t m = inequalities->size();
+      if (!inequalities->SampleValues(ode, ts, zs, at_step_end,
+                                      std::span<double>(values).subspan(k, m),
+                                      std::span<double>(values).subspan(k + m, m),
+                                      &residual_inequality)) {
+        return FailInequality();
+      }
+      k += 2 * m;
+    }
     reduced->Outputs(ts, std::span<const double>(values).first(ns),
                      std::span<double>(values).subspan(k));
     Sample sample;
     sample.index = next_index;
     sample.t = ts;
     sample.values = values;
+    sample.residual_inequality = residual_inequality;
+    if (at_step_end) sample.events = pending_events;
     if (!reduced->Residuals(ts, zs, &sample.residual_position, &sample.residual_velocity)) {
       return Fail(FromEval(reduced->failure().status), reduced->failure().message);
     }
@@ -193,11 +222,14 @@ struct Simulation::Impl {
         std::max(statistics.max_residual_position, sample.residual_position);
     statistics.max_residual_velocity =
         std::max(statistics.max_residual_velocity, sample.residual_velocity);
+    statistics.max_residual_inequality =
+        std::max(statistics.max_residual_inequality, residual_inequality);
     ++statistics.samples;
     ++next_index;
     last_emitted = ts;
     last_values = values;
     sink(sample);
+    if (at_step_end) pending_events.clear();
     return true;
   }
 
@@ -210,14 +242,25 @@ struct Simulation::Impl {
       te = grid_origin + static_cast<double>(grid_k) * dt;
       if (te >= t_end - kTimeSnap * dt) te = t_end;
     }
-    if (te > t || !(te > last_emitted)) return false;
-    *next = te;
-    return true;
+    if (te <= t && te > last_emitted) {
+      *next = te;
+      return true;
+    }
+    if (!pending_events.empty() && t > last_emitted) {  // the sample of a switch
+      *next = t;
+      return true;
+    }
+    return false;
+  }
+
+  [[nodiscard]] bool IsGridPoint(double te) const {
+    const double dt = options().output_interval;
+    return dt > 0.0 && te != options().t_end &&
+           te == grid_origin + static_cast<double>(grid_k) * dt;
   }
 
   bool EmitPending(double te, const std::function<void(const Sample&)>& sink) {
-    const double dt = options().output_interval;
-    if (dt > 0.0 && te != options().t_end) ++grid_k;
+    if (IsGridPoint(te)) ++grid_k;
     if (te == t) return Emit(te, z, sink);
     stepper->Interpolate(te, z_sample);
     ++statistics.projections;
@@ -225,6 +268,7 @@ struct Simulation::Impl {
       return Fail(FromProjection(report.status), report.message);
     }
     statistics.projection_iterations += static_cast<std::uint64_t>(report.iterations);
+    if (inequalities && !inequalities->ProjectSample(te, z_sample)) return FailInequality();
     return Emit(te, z_sample, sink);
   }
 
@@ -257,21 +301,26 @@ struct Simulation::Impl {
     return h;
   }
 
-  bool TakeStep() {
-    if (statistics.steps >= options().max_steps) {
-      return Fail(Termination::kStepLimit, "step limit of " + std::to_string(options().max_steps) +
-                                               " accepted steps reached at t = " + Num(t));
+  // One attempt of the stepper from (t, z) into z_new: the sliding dynamics of the current
+  // active set when switches are detected, else the reduced ODE itself.
+  integrate::StepResult StepOnce(double h) {
+    ReducedOde free(reduced.get());
+    integrate::StepResult r;
+    if (inequalities && inequalities->detecting()) {
+      SlidingOde ode = inequalities->Ode(free);
+      r = stepper->Step(ode, t, z, h, z_new);
+    } else {
+      r = stepper->Step(free, t, z, h, z_new);
     }
-    bool lands_on = false;
-    double landing = 0.0;
-    const double h = ProposedStep(&lands_on, &landing);
-    ReducedOde ode(reduced.get());
-    const integrate::StepResult r = stepper->Step(ode, t, z, h, z_new);
     statistics.rhs_evaluations += static_cast<std::uint64_t>(r.evaluations);
     statistics.rejected_steps += static_cast<std::uint64_t>(r.rejections);
+    return r;
+  }
+
+  bool Accepted(const integrate::StepResult& r) {
     switch (r.status) {
       case integrate::StepStatus::kAccepted:
-        break;
+        return true;
       case integrate::StepStatus::kStepSizeUnderflow:
         return Fail(Termination::kStepSizeUnderflow,
                     "step size underflow at t = " + Num(t) +
@@ -282,14 +331,78 @@ struct Simulation::Impl {
                     "non-finite state after a step from t = " + Num(t) +
                         "; a parameter or the state makes the right-hand side overflow");
       case integrate::StepStatus::kRhsFailed:
-        return Fail(FromEval(reduced->failure().status), reduced->failure().message);
+        break;
     }
-    const double t_new = lands_on && r.h_taken == h ? landing : t + r.h_taken;
+    if (inequalities && !inequalities->sliding_failure().empty()) {
+      return Fail(Termination::kSingularConstraints,
+                  "step from t = " + Num(t) + ": " + inequalities->sliding_failure());
+    }
+    return Fail(FromEval(reduced->failure().status), reduced->failure().message);
+  }
+
+  // Switch detection: if a switch lies inside the step just taken to t_new, retakes it to end
+  // there. Returns false on failure; *located is the switch the step now ends at.
+  bool CutAtSwitch(double* t_new, std::optional<SwitchEvent>* located) {
+    ReducedOde free(reduced.get());
+    *located = inequalities->FindSwitch(*stepper, free, t, *t_new);
+    if (!*located || !((*located)->t < *t_new)) return true;
+    const double h = (*located)->t - t;
+    const integrate::StepResult r = StepOnce(h);
+    if (!Accepted(r)) return false;
+    if (r.h_taken == h) {
+      *t_new = (*located)->t;
+    } else {  // the error control shortened even this step: the switch lies beyond it
+      *t_new = t + r.h_taken;
+      located->reset();
+    }
+    return true;
+  }
+
+  // Projects the step end z_new onto the invariants and, with inequalities, onto C (or
+  // {c_A = 0}), updating the active set.
+  bool ProjectStepEnd(double t_new, const std::optional<SwitchEvent>& located) {
     ++statistics.projections;
     if (!projector->Project(*reduced, t_new, z_new, &report)) {
       return Fail(FromProjection(report.status), report.message);
     }
     statistics.projection_iterations += static_cast<std::uint64_t>(report.iterations);
+    if (!inequalities) return true;
+    ReducedOde free(reduced.get());
+    bool changed = false;
+    const bool ok = inequalities->FinishStep(free, t_new, t_new - t, z_new,
+                                             located ? &*located : nullptr, &pending_events,
+                                             &changed);
+    restart_stepper = restart_stepper || changed;
+    statistics.switches = inequalities->switches();
+    if (!ok && inequalities->failure().reason == Termination::kChattering) {
+      deferred = inequalities->failure();  // the step itself is good: its samples go out first
+      return true;
+    }
+    return ok || FailInequality();
+  }
+
+  bool TakeStep() {
+    if (deferred.ended()) {
+      status = deferred;
+      return false;
+    }
+    if (statistics.steps >= options().max_steps) {
+      return Fail(Termination::kStepLimit, "step limit of " + std::to_string(options().max_steps) +
+                                               " accepted steps reached at t = " + Num(t));
+    }
+    if (restart_stepper) {
+      stepper->Resize(z.size());
+      restart_stepper = false;
+    }
+    bool lands_on = false;
+    double landing = 0.0;
+    const double h = ProposedStep(&lands_on, &landing);
+    const integrate::StepResult r = StepOnce(h);
+    if (!Accepted(r)) return false;
+    double t_new = lands_on && r.h_taken == h ? landing : t + r.h_taken;
+    std::optional<SwitchEvent> located;
+    if (inequalities && inequalities->detecting() && !CutAtSwitch(&t_new, &located)) return false;
+    if (!ProjectStepEnd(t_new, located)) return false;
     t_prev = t;
     t = t_new;
     std::swap(z, z_new);
@@ -334,10 +447,27 @@ struct Simulation::Impl {
 
   // Consistent initialization of `initial` at time t0; sets z and the output grid.
   Status Initialize(double t0, std::vector<double> initial, const std::vector<bool>& fixed) {
+    InitializationReport onto_c;  // what the projection onto C moved, before the equalities
+    if (inequalities) {
+      std::vector<std::string> names;
+      for (const model::Variable* v : reduced->model().states()) names.push_back(v->name);
+      if (!inequalities->ProjectInitial(t0, initial, fixed, names, &onto_c)) {
+        return InequalityStatus(t0);
+      }
+    }
     InitializationOutcome outcome = InitializeConsistently(
         *reduced, t0, initial, fixed, ToProjectorOptions(options()), z);
     initialization = outcome.report;
+    initialization.changes.insert(initialization.changes.begin(), onto_c.changes.begin(),
+                                  onto_c.changes.end());
     if (outcome.status.ended()) return outcome.status;
+    pending_events.clear();
+    restart_stepper = false;
+    deferred = Status{};
+    if (inequalities) {
+      ReducedOde free(reduced.get());
+      if (!inequalities->StartActiveSet(free, t0, z)) return InequalityStatus(t0);
+    }
     t = t0;
     t_prev = t0;
     has_step = false;
@@ -347,6 +477,17 @@ struct Simulation::Impl {
     stepper->Resize(z.size());
     state = initial;
     return outcome.status;
+  }
+
+  // The inequality part's failure as a Status (the reduced model's when the free flow failed).
+  Status InequalityStatus(double at) const {
+    Status failed = inequalities->failure();
+    if (failed.reason == Termination::kRunning) {
+      failed.reason = FromEval(reduced->failure().status);
+      failed.message = reduced->failure().message;
+    }
+    failed.t = at;
+    return failed;
   }
 
   void ApplyParameters() {
@@ -395,6 +536,11 @@ CreateResult Simulation::Create(const Setup& setup) {
   for (const model::Parameter& p : setup.model->parameters) impl->parameters[p.name] = p.value;
   for (const auto& [name, value] : setup.parameters) impl->parameters[name] = value;
   impl->ApplyParameters();
+  if (!setup.model->inequalities.empty()) {
+    impl->inequalities =
+        InequalityRun::Create(*setup.model, impl->parameters, o, &result.problems);
+    if (!impl->inequalities) return result;
+  }
   impl->BuildColumns();
   impl->Allocate();
 
@@ -471,6 +617,11 @@ CreateResult Simulation::Update(const std::map<std::string, double>& parameters,
   Impl& impl = *impl_;
   for (const auto& [name, value] : parameters) impl.parameters[name] = value;
   impl.ApplyParameters();
+  std::string why;
+  if (impl.inequalities && !impl.inequalities->SetParameters(impl.parameters, &why)) {
+    result.problems.push_back({"parameters", why});
+    return result;
+  }
   // Start from the state of the last emitted sample (or the initial state).
   std::vector<double> state = CurrentValues();
   state.resize(impl.reduced->num_states());

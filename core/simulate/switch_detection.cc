@@ -52,12 +52,12 @@ double LocateSignChange(const std::function<double(double)>& g, double a, double
 
 std::optional<SwitchEvent> FindEarliestSwitch(const Indicators& indicators, std::size_t count,
                                               std::span<const SwitchDirection> directions,
-                                              double t0, double t1,
-                                              const SwitchOptions& options) {
+                                              double t0, double t1, const SwitchOptions& options,
+                                              std::span<double> work) {
   if (count == 0 || !(t1 > t0)) return std::nullopt;
-  std::vector<double> left(count);
-  std::vector<double> right(count);
-  std::vector<double> probe(count);
+  std::span<double> left = work.subspan(0, count);
+  std::span<double> right = work.subspan(count, count);
+  const std::span<double> probe = work.subspan(2 * count, count);
   indicators(t0, left);
   const int pieces = options.subintervals;
   double a = t0;
@@ -72,7 +72,7 @@ std::optional<SwitchEvent> FindEarliestSwitch(const Indicators& indicators, std:
         return probe[i];
       };
       const double t = LocateSignChange(gi, a, b, left[i], right[i], options);
-      if (!earliest || t < earliest->t) earliest = SwitchEvent{t, i, directions[i]};
+      if (!earliest || t < earliest->t) earliest = SwitchEvent{t, i, directions[i] == SwitchDirection::kActivated};
     }
     if (earliest) return earliest;
     std::swap(left, right);

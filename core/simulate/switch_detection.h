@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tether/simulate/simulation.h"
+
 namespace tether::simulate {
 
 struct SwitchOptions {
@@ -39,12 +41,6 @@ struct SwitchOptions {
 enum class SwitchDirection { kActivated, kDeactivated };
 std::string_view SwitchDirectionName(SwitchDirection direction);  // "activated", "deactivated"
 
-struct SwitchEvent {
-  double t = 0.0;               // located switch time [s]
-  std::size_t constraint = 0;   // index into the model's inequalities
-  SwitchDirection direction = SwitchDirection::kActivated;
-};
-
 // g ← the indicators at time t (one per constraint; a switch is g_i going from > 0 to ≤ 0).
 using Indicators = std::function<void(double t, std::span<double> g)>;
 
@@ -54,11 +50,12 @@ double LocateSignChange(const std::function<double(double)>& g, double a, double
                         double gb, const SwitchOptions& options);
 
 // The earliest switch in (t0, t1]. `directions[i]` says what a sign change of g_i means.
-// Indicators ≤ 0 already at t0 are ignored (no crossing inside the step).
+// Indicators ≤ 0 already at t0 are ignored (no crossing inside the step). `work` holds at
+// least 3·count doubles (no allocation per step).
 std::optional<SwitchEvent> FindEarliestSwitch(const Indicators& indicators, std::size_t count,
                                               std::span<const SwitchDirection> directions,
-                                              double t0, double t1,
-                                              const SwitchOptions& options);
+                                              double t0, double t1, const SwitchOptions& options,
+                                              std::span<double> work);
 
 // Chattering guard: counts switches in a sliding time window; Record returns false once more
 // than max_switches fall within `window` seconds, which the driver reports and stops on.

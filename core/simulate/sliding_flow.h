@@ -1,0 +1,78 @@
+// The sliding dynamics of a projected dynamical system (shared/seeds 003)
+//   x' ∈ f(x, t) − N_C(x),   C = {x : c(x) ≥ 0},
+// on an active set A (the constraints the state slides along):
+//   x' = f + J_Aᵀ μ_A,   μ_A = −(J_A J_Aᵀ)⁻¹ J_A f,   J = c_x,
+// i.e. the free flow f with the component that would leave {c_A = 0} removed (d/dt c_A = 0).
+// μ_A is the normal force per unit time. A is consistent at a state x iff μ_A ≥ 0 (the flow
+// pushes outward against every active constraint) and no inactive constraint at zero is pushed
+// out of C (∇c_i·x' ≥ 0 for c_i = 0, i ∉ A). Off A, μ_i = 0.
+//
+// SlidingFlow holds A and the work arrays (a value: copying it forks the run); the free flow and
+// the feasible set are passed in, so a copied Simulation rebinds them without pointer fix-ups.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "project/inequality_projection.h"
+#include "tether/integrate/stepper.h"
+
+namespace tether::simulate {
+
+class SlidingFlow {
+ public:
+  SlidingFlow() = default;
+  SlidingFlow(std::size_t n, std::size_t m);
+
+  [[nodiscard]] const std::vector<bool>& active() const { return active_; }
+  void set_active(const std::vector<bool>& active) { active_ = active; }
+  [[nodiscard]] bool any_active() const;
+
+  // μ ← the multipliers at (t, x) for A; dxdt (if not empty) ← the sliding field. False when the
+  // free flow fails (free.Evaluate) or the active gradients are linearly dependent (failure()).
+  bool Evaluate(integrate::OdeSystem& free, project::InequalityProjection& set, double t,
+                std::span<const double> x, std::span<double> mu, std::span<double> dxdt);
+
+  // Makes A consistent at (t, x): constraints with c_i ≤ tolerance are candidates; the most
+  // negative μ_i leaves A, else the inactive candidate pushed outward hardest (most negative
+  // ∇c_i·x') joins, until neither happens (at most 2m + 1 rounds). Leaves μ in `mu`.
+  bool MakeConsistent(integrate::OdeSystem& free, project::InequalityProjection& set, double t,
+                      std::span<const double> x, double tolerance, std::span<double> mu);
+
+  // Why the last Evaluate failed because of A ("" when the free flow failed).
+  [[nodiscard]] const std::string& failure() const { return failure_; }
+
+ private:
+  bool SolveMultipliers(std::span<double> mu);
+
+  std::size_t n_ = 0;
+  std::size_t m_ = 0;
+  std::vector<bool> active_;
+  std::vector<double> f_, jacobian_, c_, xdot_;
+  std::vector<double> gram_, gram_d_, rhs_, gram_work_;  // J_A J_Aᵀ (k × k) factored in place
+  std::vector<std::size_t> gram_perm_, rows_;
+  std::vector<bool> left_;  // constraints MakeConsistent removed (they may not rejoin)
+  std::string failure_;
+};
+
+// A SlidingFlow seen as the stepper's ODE for the current A.
+class SlidingOde : public integrate::OdeSystem {
+ public:
+  SlidingOde(integrate::OdeSystem& free, project::InequalityProjection& set, SlidingFlow& flow,
+             std::span<double> mu)
+      : free_(free), set_(set), flow_(flow), mu_(mu) {}
+  [[nodiscard]] std::size_t size() const override { return free_.size(); }
+  bool Evaluate(double t, std::span<const double> x, std::span<double> dxdt) override {
+    return flow_.Evaluate(free_, set_, t, x, mu_, dxdt);
+  }
+
+ private:
+  integrate::OdeSystem& free_;
+  project::InequalityProjection& set_;
+  SlidingFlow& flow_;
+  std::span<double> mu_;
+};
+
+}  // namespace tether::simulate
