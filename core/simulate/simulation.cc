@@ -451,7 +451,9 @@ struct Simulation::Impl {
     if (inequalities) {
       std::vector<std::string> names;
       for (const model::Variable* v : reduced->model().states()) names.push_back(v->name);
-      if (!inequalities->ProjectInitial(t0, initial, fixed, names, &onto_c)) {
+      // c constrains the differential state x, the leading entries of the model's states.
+      const std::span<double> x = std::span<double>(initial).first(reduced->ode_size());
+      if (!inequalities->ProjectInitial(t0, x, fixed, names, &onto_c)) {
         return InequalityStatus(t0);
       }
     }

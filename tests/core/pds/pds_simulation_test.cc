@@ -347,6 +347,38 @@ TEST(PdsSessionTest, ChatteringGuardEndsTheRunAfterTheGoodSamples) {
   EXPECT_EQ(created.simulation->statistics().switches, 2u);
 }
 
+TEST(PdsSessionTest, EqualitiesAndInequalitiesTogether) {
+  // The half-plane with its normal velocity as an algebraic variable: y' = w, 0 = w − (x − 1).
+  // Same exact solution; y is solved from g = 0 in every stage, so g holds at every sample.
+  simulate::Setup setup;
+  setup.model = Parse(R"json({"name": "half_plane_dae", "form": "index1",
+      "parameters": {"a": {"value": 0.25}}, "differential": ["x", "y"], "algebraic": ["w"],
+      "rhs": ["x", "w"], "constraints": ["w - (x - 1)"], "inequalities": ["y"],
+      "initial": {"x": 0.25, "y": 0.5, "w": 0}})json");
+  ASSERT_TRUE(setup.model);
+  setup.options.rtol = 1e-10;
+  setup.options.atol = 1e-12;
+  setup.options.t_end = 2.0;
+  CreateResult created = Simulation::Create(setup);
+  ASSERT_TRUE(created.simulation) << created.status.message;
+  std::vector<SwitchEvent> events;
+  double error = 0.0;
+  const Status status =
+      created.simulation->Advance(1u << 20, [&](const Sample& s) {
+        events.insert(events.end(), s.events.begin(), s.events.end());
+        const std::vector<double> exact = HalfPlaneExact(s.t);
+        error = std::max({error, std::abs(s.values[0] - exact[0]), std::abs(s.values[1] - exact[1])});
+        EXPECT_LE(s.residual_position, 1e-10) << "t = " << s.t;  // ‖g‖∞
+        EXPECT_GE(s.values[1], -1e-12) << "t = " << s.t;
+        EXPECT_NEAR(s.values[3], s.values[4] == 1.0 ? 1 - s.values[0] : 0.0, 1e-9);  // μ = 1 − x
+      });
+  ASSERT_EQ(status.reason, Termination::kReachedEnd) << status.message;
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_NEAR(events[0].t, kHalfPlaneTa, 2.5e-7);
+  EXPECT_NEAR(events[1].t, kHalfPlaneTd, 2.5e-7);
+  EXPECT_LE(error, 1e-7);  // as AdaptiveDefaultsOnTheGridMeetTheTolerance
+}
+
 TEST(PdsSessionTest, UnsupportedCombinationsAreNamed) {
   simulate::Setup setup;
   setup.model = Catalog("pds_half_plane");

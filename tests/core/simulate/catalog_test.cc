@@ -60,6 +60,7 @@ TEST_P(CatalogRun, RunsToItsEndOnTheManifold) {
   // Newton stops at scaled residual 1e-12 with s_i = max(1, Σ|∂H_i/∂z_j z_j|); the catalog's
   // constraints are at most quadratic in coordinates of at most a few metres, so s_i ≤ 100.
   for (const Row& r : rows) {
+    ASSERT_LE(r.residual_inequality, 1e-10) << c.model << " t = " << r.t;
     ASSERT_LE(r.residual_position, 1e-10) << c.model << " t = " << r.t;
     ASSERT_LE(r.residual_velocity, 1e-10) << c.model << " t = " << r.t;
   }
@@ -97,7 +98,9 @@ INSTANTIATE_TEST_SUITE_P(
         CatalogCase{"index1_tanh", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kOde},
         CatalogCase{"index2_spiral", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve},
         CatalogCase{"index2_spiral", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kOde},
-        CatalogCase{"index2_spiral", Projection::kSequential, Metric::kEuclidean, AlgebraicMode::kOde}),
+        CatalogCase{"index2_spiral", Projection::kSequential, Metric::kEuclidean, AlgebraicMode::kOde},
+        CatalogCase{"pds_half_plane", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve},
+        CatalogCase{"pds_disc", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve}),
     [](const auto& param_info) {
       const CatalogCase& c = param_info.param;
       return std::string(c.model) + "_" + std::string(simulate::ProjectionName(c.projection)) +

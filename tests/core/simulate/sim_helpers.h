@@ -17,12 +17,13 @@ struct Row {
   std::vector<double> values;
   double residual_position = 0.0;
   double residual_velocity = 0.0;
+  double residual_inequality = 0.0;
 };
 
 inline std::function<void(const simulate::Sample&)> Collect(std::vector<Row>* rows) {
   return [rows](const simulate::Sample& s) {
     rows->push_back({s.index, s.t, std::vector<double>(s.values.begin(), s.values.end()),
-                     s.residual_position, s.residual_velocity});
+                     s.residual_position, s.residual_velocity, s.residual_inequality});
   };
 }
 
