@@ -32,6 +32,10 @@ namespace {
 // step runs): far above the rounding of t + h (≈1e-16 relative), far below any step's error.
 constexpr double kTimeSnap = 1e-9;
 
+// A switch located closer than this (relative to max(1, |t|)) after a step's start is reached
+// by interpolation instead of a retaken step: 100 times the stepper's smallest step.
+constexpr double kShortestCut = 1e-12;
+
 double ThreadCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -347,6 +351,13 @@ struct Simulation::Impl {
     *located = inequalities->FindSwitch(*stepper, free, t, *t_new);
     if (!*located || !((*located)->t < *t_new)) return true;
     const double h = (*located)->t - t;
+    if (h <= kShortestCut * std::max(1.0, std::abs(t))) {
+      // Too short to retake (adaptive steppers refuse steps below 1e-14·|t|): over so short a
+      // piece the dense output equals the step to within δ·(the step's own error).
+      stepper->Interpolate((*located)->t, z_new);
+      *t_new = (*located)->t;
+      return true;
+    }
     const integrate::StepResult r = StepOnce(h);
     if (!Accepted(r)) return false;
     if (r.h_taken == h) {

@@ -304,6 +304,30 @@ TEST(PdsSessionTest, StartOnTheBoundaryPushedOutwardStartsSliding) {
   for (const Row& row : run.rows) EXPECT_EQ(row.y, 0.0);  // linear c: exact sliding
 }
 
+TEST(PdsSessionTest, SwitchesRightAfterAStepEndAreReached) {
+  // Sliding on y = 0 until μ = 1 − a eᵗ reaches 0 at t_d = −ln a. With a = e^(−0.5 + k·1e-13)
+  // t_d falls within 2e-12 of the rk4 step end 0.5: a switch located a hair after a step's
+  // start (too short to retake) or at its end must still be one deactivation at t_d.
+  for (const char* method : {"rk4", "dp5"}) {
+    for (int k = -20; k <= 20; ++k) {
+      simulate::Setup setup;
+      setup.model = Catalog("pds_half_plane");
+      const double t_d = 0.5 - k * 1e-13;
+      setup.parameters = {{"a", std::exp(-t_d)}};
+      setup.initial = {{"x", std::exp(-t_d)}, {"y", 0.0}};
+      setup.options.method = method;
+      setup.options.step = 0.01;
+      setup.options.switch_tolerance = 1e-15;  // the finest location: 64 ε |t|
+      setup.options.t_end = 1.0;
+      const Trace run = RunOrFail(setup);
+      ASSERT_EQ(run.events.size(), 1u) << method << " k = " << k;
+      EXPECT_FALSE(run.events[0].activated);
+      // rk4 at h = 0.01 / dp5 at rtol 1e-8 over t ≤ 0.5: x within 1e-8, |dμ/dt| = x ≈ 1.
+      EXPECT_NEAR(run.events[0].t, t_d, 1e-8) << method << " k = " << k;
+    }
+  }
+}
+
 TEST(PdsSessionTest, InfeasibleStartIsProjectedAndReportedUnlessFixed) {
   simulate::Setup setup;
   setup.model = Catalog("pds_half_plane");
