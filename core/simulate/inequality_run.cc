@@ -164,12 +164,15 @@ bool InequalityRun::ProjectInitial(double t, std::span<double> x, const std::vec
     return Fail(Termination::kProjectionFailed, t,
                 "the initial state violates the inequalities and " + result.message);
   }
+  const auto worst = static_cast<std::size_t>(std::min_element(c_.begin(), c_.end()) - c_.begin());
   for (std::size_t k = 0; k < n_; ++k) {
     if (projected_[k] == x[k]) continue;
     if (k < fixed.size() && fixed[k]) {
       return Fail(Termination::kProjectionFailed, t,
-                  "initial value '" + names[k] + "' is fixed, but the initial state violates "
-                  "the inequalities and projecting it onto c >= 0 moves '" + names[k] + "'");
+                  "'" + names[k] + "' = " + Num(x[k]) + " is held fixed, but the state violates " +
+                      ConstraintName(worst) + " (c = " + Num(c_[worst]) +
+                      ") and its projection onto c >= 0 moves '" + names[k] + "' to " +
+                      Num(projected_[k]));
     }
     report->changes.push_back({names[k], x[k], projected_[k]});
   }

@@ -345,8 +345,33 @@ TEST(PdsSessionTest, InfeasibleStartIsProjectedAndReportedUnlessFixed) {
   EXPECT_FALSE(created.simulation);
   EXPECT_EQ(created.status.reason, Termination::kProjectionFailed);
   EXPECT_EQ(created.status.message,
-            "initial value 'y' is fixed, but the initial state violates the inequalities and "
-            "projecting it onto c >= 0 moves 'y'");
+            "'y' = -0.5 is held fixed, but the state violates inequalities[0] (y >= 0) "
+            "(c = -0.5) and its projection onto c >= 0 moves 'y' to 0");
+}
+
+TEST(PdsSessionTest, UpdateKeepsTheRunOnTheFeasibleSet) {
+  // UpdateSession: new state values are kept fixed, so an infeasible one is refused and the run
+  // keeps its state; a feasible one continues the index sequence from there.
+  simulate::Setup setup;
+  setup.model = Catalog("pds_half_plane");
+  CreateResult created = Simulation::Create(setup);
+  ASSERT_TRUE(created.simulation);
+  Simulation& sim = *created.simulation;
+  sim.Advance(20, [](const Sample&) {});
+  const std::vector<double> before = sim.CurrentValues();
+  CreateResult refused = sim.Update({}, {{"y", -0.3}});
+  EXPECT_EQ(refused.status.reason, Termination::kProjectionFailed);
+  EXPECT_EQ(refused.status.message.rfind("'y' = -0.3 is held fixed", 0), 0u)
+      << refused.status.message;
+  CreateResult updated = sim.Update({}, {{"y", 0.0}});  // onto the edge, pushed outward: slides
+  ASSERT_FALSE(updated.status.ended()) << updated.status.message;
+  const Trace rest = RunToEnd(sim);
+  ASSERT_EQ(rest.status.reason, Termination::kReachedEnd) << rest.status.message;
+  EXPECT_EQ(rest.rows.front().active, 1.0);
+  ASSERT_EQ(rest.events.size(), 1u);  // only the deactivation at ln 4
+  EXPECT_FALSE(rest.events[0].activated);
+  EXPECT_NEAR(rest.events[0].t, kHalfPlaneTd, 1e-7);
+  EXPECT_EQ(before.size(), 6u);  // x, y, mu_1, active_1 and the two outputs
 }
 
 TEST(PdsSessionTest, ChatteringGuardEndsTheRunAfterTheGoodSamples) {
