@@ -44,6 +44,19 @@ void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
       ->check(CLI::IsMember({"coupled", "sequential", "none", "baumgarte"}));
   run->add_option("--metric", o->metric, "Projection metric (default euclidean)")
       ->check(CLI::IsMember({"euclidean", "mass"}));
+  run->add_option("--switch-detection", o->switch_detection,
+                  "Inequality models: on = locate each switch and end the step there (keeps the "
+                  "method's order); off = only project each step onto c >= 0 (first order) "
+                  "(default on)")
+      ->check(CLI::IsMember({"on", "off"}));
+  run->add_option("--switch-tolerance", o->switch_tolerance,
+                  "Inequality models: locate switch times to within this [s], > 0 (default: rtol "
+                  "times the step)");
+  run->add_option("--max-switches", o->max_switches,
+                  "Inequality models: more switches than this within --chattering-window end the "
+                  "run as chattering (exit 1), >= 1 (default 20)");
+  run->add_option("--chattering-window", o->chattering_window,
+                  "Inequality models: the chattering guard's window [s], > 0 (default 1e-6)");
   run->add_option("--set", o->set, "Parameter override NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--init", o->init, "Initial value NAME=VALUE (repeatable; initialization may correct it)")
@@ -55,7 +68,9 @@ void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
                   "Output format (default: table on a terminal, csv otherwise)")
       ->check(CLI::IsMember({"table", "csv", "jsonl"}));
   run->add_option("--output", o->output_file, "Write the samples to FILE instead of stdout");
-  run->add_option("--plot", o->plot_file, "Also write an SVG plot (values, and residuals on a log axis)");
+  run->add_option("--plot", o->plot_file,
+                  "Also write an SVG plot (values, and residuals on a log axis; switches of "
+                  "inequality models as dashed lines)");
 }
 
 void AddServeOptions(CLI::App* serve, ServeFlags* flags) {

@@ -30,12 +30,16 @@ std::string JsonString(const std::string& text) {
   return quoted;
 }
 
-void JsonlWriter::Begin(const std::vector<std::string>& columns) {
+void JsonlWriter::Begin(const std::vector<std::string>& columns, bool /*with_events*/) {
   keys_.clear();
   for (const std::string& name : columns) keys_.push_back(JsonString(name) + ':');
 }
 
-void JsonlWriter::Row(std::span<const double> values) {
+void JsonlWriter::Row(std::span<const double> values, std::span<const RowEvent> events) {
+  for (const RowEvent& event : events) {
+    out_ << "{\"event\":" << JsonString(EventName(event)) << ",\"t\":" << FormatJson(event.t)
+         << ",\"constraint\":" << event.constraint << "}\n";
+  }
   out_ << '{';
   for (std::size_t i = 0; i < values.size() && i < keys_.size(); ++i) {
     if (i > 0) out_ << ',';

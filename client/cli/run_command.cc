@@ -7,14 +7,11 @@
 #include <memory>
 #include <sstream>
 
-#include "cli/csv_writer.h"
 #include "cli/exit_codes.h"
 #include "cli/exit_status.h"
-#include "cli/jsonl_writer.h"
 #include "cli/number_format.h"
 #include "cli/progress_bar.h"
-#include "cli/svg_plot.h"
-#include "cli/table_writer.h"
+#include "cli/run_output.h"
 
 namespace tether::cli {
 namespace {
@@ -82,6 +79,10 @@ bool BuildRequest(const RunCommandOptions& options, v1::SimulateRequest* request
   if (options.atol) o->set_atol(*options.atol);
   o->set_projection(ProjectionOf(options.projection));
   o->set_metric(MetricOf(options.metric));
+  if (options.switch_detection) o->set_switch_detection(*options.switch_detection);
+  if (options.switch_tolerance) o->set_switch_tolerance(*options.switch_tolerance);
+  if (options.max_switches) o->set_max_switches(*options.max_switches);
+  if (options.chattering_window) o->set_chattering_window(*options.chattering_window);
   return problems->empty();
 }
 
@@ -95,73 +96,6 @@ std::string InitializationText(const v1::InitializationReport& report) {
   }
   return text;
 }
-
-// The output side of one run: files opened when the header arrives (so a run refused before
-// its first sample leaves no empty files behind), the format writer and the plot.
-class RunOutput {
- public:
-  RunOutput(const RunCommandOptions& options, std::ostream& out) : options_(options), out_(out) {}
-
-  // Opens files and writers for `columns`; false with *why on an unwritable file.
-  bool Begin(const std::string& title, const client::StreamColumns& columns, std::string* why) {
-    std::ostream* data = &out_;
-    if (!options_.output_file.empty()) {
-      file_.open(options_.output_file, std::ios::binary | std::ios::trunc);
-      if (!file_) {
-        *why = "--output: cannot write '" + options_.output_file + "': " + std::strerror(errno);
-        return false;
-      }
-      data = &file_;
-    }
-    switch (options_.format) {
-      case OutputFormat::kTable: format_ = std::make_unique<TableWriter>(*data); break;
-      case OutputFormat::kCsv: format_ = std::make_unique<CsvWriter>(*data); break;
-      case OutputFormat::kJsonl: format_ = std::make_unique<JsonlWriter>(*data); break;
-    }
-    std::vector<RowSink*> sinks = {format_.get()};
-    if (!options_.plot_file.empty()) {
-      plot_file_.open(options_.plot_file, std::ios::binary | std::ios::trunc);
-      if (!plot_file_) {
-        *why = "--plot: cannot write '" + options_.plot_file + "': " + std::strerror(errno);
-        return false;
-      }
-      PlotOptions plot_options;
-      plot_options.title = title;
-      plot_ = std::make_unique<SvgPlotWriter>(plot_file_, plot_options);
-      sinks.push_back(plot_.get());
-    }
-    sink_ = std::make_unique<TeeSink>(sinks);
-    std::vector<std::string> names = {"t"};
-    names.insert(names.end(), columns.names.begin(), columns.names.end());
-    names.emplace_back("residual_position");
-    names.emplace_back("residual_velocity");
-    row_.resize(names.size());
-    sink_->Begin(names);
-    return true;
-  }
-
-  void Row(const client::Sample& sample) {
-    row_.front() = sample.t;
-    std::copy(sample.values.begin(), sample.values.end(), row_.begin() + 1);
-    row_[row_.size() - 2] = sample.residual_position;
-    row_.back() = sample.residual_velocity;
-    sink_->Row(row_);
-  }
-
-  void End() {
-    if (sink_ != nullptr) sink_->End();
-  }
-
- private:
-  const RunCommandOptions& options_;
-  std::ostream& out_;
-  std::ofstream file_;
-  std::ofstream plot_file_;
-  std::unique_ptr<RowSink> format_;
-  std::unique_ptr<RowSink> plot_;
-  std::unique_ptr<RowSink> sink_;
-  std::vector<double> row_;
-};
 
 std::string PlotTitle(const RunCommandOptions& options) {
   std::string title = options.spec_file.empty() ? options.model : options.spec_file;
@@ -177,6 +111,12 @@ void PrintSummary(std::ostream& err, const v1::StreamSummary& summary) {
       << s.projection_iterations() << " projection iterations, max residual position "
       << FormatShort(summary.max_residual_position(), 3) << ", velocity "
       << FormatShort(summary.max_residual_velocity(), 3) << '\n';
+}
+
+// Runs with inequalities: how often the active set changed and how far samples left {c ≥ 0}.
+void PrintSwitchSummary(std::ostream& err, const v1::StreamSummary& summary) {
+  err << "tether: " << summary.statistics().switches() << " switches, max residual inequality "
+      << FormatShort(summary.max_residual_inequality(), 3) << '\n';
 }
 
 // A run that ended early: names t and the cause.
@@ -195,6 +135,21 @@ int ReportFailure(std::ostream& err, const client::StreamEnd& end) {
       << '\n';
   return ExitCodeFor(end.error) == kExitServerUnreachable ? kExitServerUnreachable
                                                           : kExitSimulationFailed;
+}
+
+// The run's outcome on stderr; returns the exit code. Every early termination (chattering
+// included) is a failed simulation, exit 1.
+int ReportEnd(std::ostream& err, const client::StreamEnd& end) {
+  if (end.ok() && end.summary.has_value() &&
+      end.summary->termination() == v1::TERMINATION_REACHED_END) {
+    PrintSummary(err, *end.summary);
+    return kExitOk;
+  }
+  if (end.ok() && !end.summary.has_value()) {
+    err << "tether: run: the stream ended without a summary after " << end.samples << " samples\n";
+    return kExitSimulationFailed;
+  }
+  return ReportFailure(err, end);
 }
 
 }  // namespace
@@ -237,7 +192,7 @@ int RunCommand(client::Client& client, const RunCommandOptions& options, std::os
     const std::string report = InitializationText(header.initialization());
     if (!report.empty()) err << "tether: " << report << '\n';
     progress = std::make_unique<ProgressBar>(err, options.progress, header.t_start(), header.t_end());
-    output.Begin(PlotTitle(options), columns, &output_problem);
+    output.Begin(PlotTitle(options), header, columns, &output_problem);
   };
   handlers.on_sample = [&](const client::Sample& sample) {
     if (!output_problem.empty()) return false;  // stop: nowhere to write
@@ -253,16 +208,9 @@ int RunCommand(client::Client& client, const RunCommandOptions& options, std::os
     err << "tether: run: " << output_problem << '\n';
     return kExitUsageError;
   }
-  if (end.ok() && end.summary.has_value() &&
-      end.summary->termination() == v1::TERMINATION_REACHED_END) {
-    PrintSummary(err, *end.summary);
-    return kExitOk;
-  }
-  if (end.ok() && !end.summary.has_value()) {
-    err << "tether: run: the stream ended without a summary after " << end.samples << " samples\n";
-    return kExitSimulationFailed;
-  }
-  return ReportFailure(err, end);
+  const int code = ReportEnd(err, end);
+  if (output.has_inequalities() && end.summary.has_value()) PrintSwitchSummary(err, *end.summary);
+  return code;
 }
 
 }  // namespace tether::cli

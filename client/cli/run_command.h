@@ -2,7 +2,8 @@
 // SVG plot), the consistent-initialization report and the run's summary on stderr.
 //
 // Rows are  t, <the stream's columns: states, multipliers (or algebraic variables), outputs>,
-// residual_position, residual_velocity  — the column names come from the stream header.
+// residual_position, residual_velocity  — the column names come from the stream header. Models
+// with inequalities add residual_inequality and the switch events (run_output.h).
 #pragma once
 
 #include <map>
@@ -30,6 +31,12 @@ struct RunCommandOptions {
   std::optional<double> atol;
   std::string projection;  // "coupled", "sequential", "none", "baumgarte"; "" = coupled
   std::string metric;      // "euclidean", "mass"; "" = euclidean
+  // Models with inequalities; absent fields take the server's defaults (detection on, automatic
+  // tolerance, at most 20 switches within 1e-6 s).
+  std::optional<bool> switch_detection;     // locate switches (true) or only project steps (false)
+  std::optional<double> switch_tolerance;   // [s] switch times located to within this, > 0
+  std::optional<int> max_switches;          // chattering guard: switches per window, >= 1
+  std::optional<double> chattering_window;  // [s] the guard's window, > 0
   std::vector<std::string> set;   // "NAME=VALUE" parameter overrides
   std::vector<std::string> init;  // "NAME=VALUE" initial-value overrides
   std::vector<std::string> columns;  // streamed columns, in order; empty = all

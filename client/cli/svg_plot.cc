@@ -15,6 +15,9 @@ constexpr std::array<const char*, SvgPlotWriter::kMaxSeries> kColors = {
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 constexpr const char* kResidualPositionColor = "#d62728";
 constexpr const char* kResidualVelocityColor = "#1f77b4";
+constexpr const char* kResidualInequalityColor = "#2ca02c";
+constexpr const char* kMarkerColor = "#555";  // switch markers: grey, apart from every series
+constexpr const char* kMarkerStyle = "stroke=\"#555\" stroke-dasharray=\"4 3\"";
 
 // Margins [px]: room for tick labels on the left, the legend on the right, the title on top.
 constexpr double kLeft = 90.0;
@@ -118,6 +121,42 @@ void LegendEntry(std::ostream& out, double x, double y, const char* color, const
   Text(out, x + 30, y, "start", label);
 }
 
+const char* ResidualColor(const std::string& name) {
+  if (name == "residual_velocity") return kResidualVelocityColor;
+  if (name == "residual_inequality") return kResidualInequalityColor;
+  return kResidualPositionColor;
+}
+
+// "▲0" (constraint 0 activated) or "▼0" (deactivated).
+std::string MarkerLabel(const RowEvent& event) {
+  return std::string(event.activated ? "\u25B2" : "\u25BC") + std::to_string(event.constraint);
+}
+
+// A dashed vertical line through both panels at each switch, its label above the upper panel and
+// a tooltip naming the event.
+void DrawMarkers(std::ostream& out, const Panel& top, const Panel& bottom,
+                 const std::vector<RowEvent>& markers) {
+  for (const RowEvent& event : markers) {
+    const double x = top.X(event.t);
+    if (!std::isfinite(x)) continue;
+    out << "<g class=\"switch\"><title>"
+        << XmlEscape(EventName(event) + " " + std::to_string(event.constraint) + " at t = " +
+                     FormatShort(event.t, 10))
+        << "</title>\n";
+    Line(out, x, top.y, x, top.y + top.h, kMarkerStyle);
+    Line(out, x, bottom.y, x, bottom.y + bottom.h, kMarkerStyle);
+    Text(out, x, top.y - 4, "middle", MarkerLabel(event), std::string(" fill=\"") + kMarkerColor + "\"");
+    out << "</g>\n";
+  }
+}
+
+// The legend of the switch markers, at (x, y) downwards.
+void MarkerLegend(std::ostream& out, double x, double y, std::size_t dropped) {
+  Line(out, x, y - 4, x + 24, y - 4, kMarkerStyle);
+  Text(out, x + 30, y, "start", "switch: \u25B2i on, \u25BCi off");
+  if (dropped > 0) Text(out, x, y + 20, "start", "(+" + std::to_string(dropped) + " not marked)");
+}
+
 }  // namespace
 
 bool PlotOptions::IsValid(std::string* why) const {
@@ -173,9 +212,20 @@ std::vector<double> LinearTicks(double lo, double hi, int target) {
   return ticks;
 }
 
-void SvgPlotWriter::Begin(const std::vector<std::string>& columns) { columns_ = columns; }
+void SvgPlotWriter::Begin(const std::vector<std::string>& columns, bool /*with_events*/) {
+  columns_ = columns;
+}
 
-void SvgPlotWriter::Row(std::span<const double> values) { rows_.Add(values); }
+void SvgPlotWriter::Row(std::span<const double> values, std::span<const RowEvent> events) {
+  rows_.Add(values);
+  for (const RowEvent& event : events) {
+    if (markers_.size() < options_.max_markers) {
+      markers_.push_back(event);
+    } else {
+      ++markers_dropped_;
+    }
+  }
+}
 
 void SvgPlotWriter::End() {
   std::size_t t_col = 0;
@@ -240,10 +290,9 @@ void SvgPlotWriter::End() {
     DrawSeries(out_, top, rows, t_col, value_cols[k], kColors[k], [](double v) { return v; });
   }
   for (std::size_t c : residual_cols) {
-    const char* color =
-        columns_[c] == "residual_velocity" ? kResidualVelocityColor : kResidualPositionColor;
-    DrawSeries(out_, bottom, rows, t_col, c, color, log_residual);
+    DrawSeries(out_, bottom, rows, t_col, c, ResidualColor(columns_[c]), log_residual);
   }
+  DrawMarkers(out_, top, bottom, markers_);
   if (rows.empty()) Text(out_, top.x + top.w / 2, top.y + top.h / 2, "middle", "no samples");
 
   const double lx = top.x + top.w + 20;
@@ -254,11 +303,10 @@ void SvgPlotWriter::End() {
   }
   ly = bottom.y + 14;
   for (std::size_t c : residual_cols) {
-    const char* color =
-        columns_[c] == "residual_velocity" ? kResidualVelocityColor : kResidualPositionColor;
-    LegendEntry(out_, lx, ly, color, columns_[c]);
+    LegendEntry(out_, lx, ly, ResidualColor(columns_[c]), columns_[c]);
     ly += 20;
   }
+  if (!markers_.empty()) MarkerLegend(out_, lx, ly, markers_dropped_);
   out_ << "</svg>\n";
   out_.flush();
 }

@@ -1,7 +1,10 @@
 // The `--plot` output: a standalone SVG with two panels sharing the time axis.
 //
 //   upper panel: every value column (all but t and the residuals) against t, linear axes;
-//   lower panel: residual_position and residual_velocity against t on a log₁₀ axis.
+//   lower panel: residual_position and residual_velocity (and residual_inequality, for models
+//                with inequalities) against t on a log₁₀ axis;
+//   switches: a vertical dashed line at each switch time across both panels, labelled above the
+//             upper panel "▲i" (constraint i activated) or "▼i" (deactivated), i 0-based.
 //
 // Residuals that are exactly 0 (or below `residual_floor`) are drawn at the floor, since log 0 is
 // −∞; the axis label says so. With `--projection none` the lower panel shows the drift of the
@@ -28,6 +31,9 @@ struct PlotOptions {
   double residual_floor = 1e-17;
   // At most this many points per line (evenly decimated). ≥ 2.
   std::size_t max_points = 2000;
+  // At most this many switch markers (the first ones; the legend counts the rest). A
+  // chattering run can switch thousands of times; more lines than pixels say nothing.
+  std::size_t max_markers = 200;
 
   bool IsValid(std::string* why) const;
 };
@@ -39,8 +45,8 @@ class SvgPlotWriter final : public RowSink {
 
   SvgPlotWriter(std::ostream& out, PlotOptions options)
       : out_(out), options_(std::move(options)), rows_(options_.max_points) {}
-  void Begin(const std::vector<std::string>& columns) override;
-  void Row(std::span<const double> values) override;
+  void Begin(const std::vector<std::string>& columns, bool with_events) override;
+  void Row(std::span<const double> values, std::span<const RowEvent> events) override;
   void End() override;
 
  private:
@@ -48,6 +54,8 @@ class SvgPlotWriter final : public RowSink {
   PlotOptions options_;
   std::vector<std::string> columns_;
   Decimator rows_;
+  std::vector<RowEvent> markers_;
+  std::size_t markers_dropped_ = 0;
 };
 
 // `text` with &, <, >, " and ' replaced by XML entities.

@@ -16,27 +16,68 @@ void PrintPadded(std::ostream& out, const std::string& text, std::size_t width) 
 
 }  // namespace
 
-void TableWriter::Begin(const std::vector<std::string>& columns) { columns_ = columns; }
+void TableWriter::Begin(const std::vector<std::string>& columns, bool with_events) {
+  columns_ = columns;
+  with_events_ = with_events;
+}
 
-void TableWriter::Row(std::span<const double> values) { rows_.Add(values); }
-
-void TableWriter::End() {
-  std::vector<std::vector<std::string>> cells;
-  for (const std::vector<double>& row : rows_.Rows()) {
-    std::vector<std::string> line;
-    for (double value : row) line.push_back(FormatShort(value, kTableDigits));
-    cells.push_back(std::move(line));
+void TableWriter::Row(std::span<const double> values, std::span<const RowEvent> events) {
+  const std::size_t ordinal = rows_.seen();
+  std::vector<double> row(values.begin(), values.end());
+  if (!events.empty()) {
+    if (event_rows_.size() < max_rows_) {
+      event_rows_.push_back({ordinal, row, EventLabels(events)});
+    } else {
+      ++event_rows_dropped_;
+    }
   }
+  row.push_back(static_cast<double>(ordinal));
+  rows_.Add(row);
+}
+
+std::vector<TableWriter::Line> TableWriter::Lines() const {
+  std::vector<Line> lines;
+  for (std::vector<double>& row : rows_.Rows()) {
+    const auto ordinal = static_cast<std::size_t>(row.back());
+    row.pop_back();
+    lines.push_back({ordinal, std::move(row), ""});
+  }
+  // Event rows replace the same decimated row (they carry the label) or slot in between.
+  for (const Line& event_row : event_rows_) {
+    const auto at = std::lower_bound(lines.begin(), lines.end(), event_row.ordinal,
+                                     [](const Line& l, std::size_t o) { return l.ordinal < o; });
+    if (at != lines.end() && at->ordinal == event_row.ordinal) {
+      *at = event_row;
+    } else {
+      lines.insert(at, event_row);
+    }
+  }
+  return lines;
+}
+
+std::vector<std::vector<std::string>> TableWriter::Cells(const std::vector<Line>& lines) const {
+  std::vector<std::vector<std::string>> cells;
+  for (const Line& line : lines) {
+    std::vector<std::string> text;
+    for (double value : line.values) text.push_back(FormatShort(value, kTableDigits));
+    if (with_events_) text.push_back(line.event);
+    cells.push_back(std::move(text));
+  }
+  return cells;
+}
+
+void TableWriter::Print(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& cells) {
   std::vector<std::size_t> widths;
-  for (const std::string& name : columns_) widths.push_back(name.size());
+  for (const std::string& name : header) widths.push_back(name.size());
   for (const auto& line : cells) {
     for (std::size_t i = 0; i < line.size() && i < widths.size(); ++i) {
       widths[i] = std::max(widths[i], line[i].size());
     }
   }
-  for (std::size_t i = 0; i < columns_.size(); ++i) {
+  for (std::size_t i = 0; i < header.size(); ++i) {
     if (i > 0) out_ << "  ";
-    PrintPadded(out_, columns_[i], widths[i]);
+    PrintPadded(out_, header[i], widths[i]);
   }
   out_ << '\n';
   for (const auto& line : cells) {
@@ -46,9 +87,19 @@ void TableWriter::End() {
     }
     out_ << '\n';
   }
+}
+
+void TableWriter::End() {
+  std::vector<std::string> header = columns_;
+  if (with_events_) header.emplace_back("event");
+  const std::vector<std::vector<std::string>> cells = Cells(Lines());
+  Print(header, cells);
   if (rows_.seen() > cells.size()) {
     out_ << "(" << cells.size() << " of " << rows_.seen()
          << " samples shown; --format csv or jsonl for all)\n";
+  }
+  if (event_rows_dropped_ > 0) {
+    out_ << "(" << event_rows_dropped_ << " further rows with switches not shown)\n";
   }
   out_.flush();
 }

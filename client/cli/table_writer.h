@@ -1,5 +1,7 @@
 // Terminal table: right-aligned columns of 6 significant digits, decimated to at most
 // `max_rows` evenly spaced rows (first and last always shown), printed when the run ends.
+// With events, a last column `event` marks the rows of switches ("activated:0"); those rows are
+// shown whatever the decimation keeps (the first `max_rows` of them).
 #pragma once
 
 #include <cstddef>
@@ -18,15 +20,33 @@ class TableWriter final : public RowSink {
   static constexpr std::size_t kDefaultMaxRows = 40;
 
   explicit TableWriter(std::ostream& out, std::size_t max_rows = kDefaultMaxRows)
-      : out_(out), rows_(max_rows) {}
-  void Begin(const std::vector<std::string>& columns) override;
-  void Row(std::span<const double> values) override;
+      : out_(out), max_rows_(max_rows), rows_(max_rows) {}
+  void Begin(const std::vector<std::string>& columns, bool with_events) override;
+  void Row(std::span<const double> values, std::span<const RowEvent> events) override;
   void End() override;
 
  private:
+  // A row to print: its position in the stream, its values and its event text.
+  struct Line {
+    std::size_t ordinal = 0;
+    std::vector<double> values;
+    std::string event;
+  };
+  // The decimated rows and the event rows, merged in stream order (a row kept by both once).
+  [[nodiscard]] std::vector<Line> Lines() const;
+  [[nodiscard]] std::vector<std::vector<std::string>> Cells(const std::vector<Line>& lines) const;
+  void Print(const std::vector<std::string>& header,
+             const std::vector<std::vector<std::string>>& cells);
+
   std::ostream& out_;
+  std::size_t max_rows_;
   std::vector<std::string> columns_;
+  bool with_events_ = false;
+  // Rows with their ordinal appended as a last value (exact below 2^53 rows), so the decimated
+  // rows can be merged with the event rows.
   Decimator rows_;
+  std::vector<Line> event_rows_;
+  std::size_t event_rows_dropped_ = 0;
 };
 
 }  // namespace tether::cli

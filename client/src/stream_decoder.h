@@ -1,9 +1,14 @@
 // Turns the StateChunks of one stream (header, frames, summary) into handler calls with
 // decoded samples, checking the frame layout instead of trusting it: a frame whose arrays do not
-// have the sizes n, n·c, n, n (n = len(t), c = number of columns) ends the stream with INTERNAL.
+// have the sizes n, n·c, n, n (n = len(t), c = number of columns), whose residual_inequality has
+// neither n nor 0 entries, or whose switch event lacks its constraint or names a sample outside
+// the frame ends the stream with INTERNAL.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <grpcpp/support/status.h>
 
@@ -23,12 +28,21 @@ class StreamDecoder {
 
  private:
   bool ConsumeFrame(const v1::Frame& frame);
+  // The sizes of the frame's arrays; false (with the protocol error set) when they do not fit.
+  bool CheckLayout(const v1::Frame& frame);
+  // The frame's ACTIVATED/DEACTIVATED events into switches_, by sample; false when one is malformed.
+  bool CollectSwitches(const v1::Frame& frame);
+  bool DeliverSamples(const v1::Frame& frame);
+  bool Fail(std::string message);
 
   const StreamHandlers& handlers_;
   StreamColumns columns_;
   bool have_header_ = false;
   StreamEnd end_;
   Error protocol_error_;
+  // The current frame's switches with their sample indices, in sample order.
+  std::vector<std::pair<std::uint64_t, Switch>> indexed_switches_;
+  std::vector<Switch> sample_switches_;  // the ones of the sample being delivered
 };
 
 }  // namespace tether::client

@@ -1,6 +1,9 @@
 // tether::client without a server: error decoding, the frame decoder, options, retries.
 #include <chrono>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -166,6 +169,99 @@ TEST(StreamDecoder, RejectsMalformedFramesByMessage) {
   EXPECT_FALSE(gap.Consume(Frame(1, 1, 1)));
   EXPECT_EQ(gap.Finish(grpc::Status::OK).error.message,
             "malformed stream: frame starts at sample 1, expected 0");
+}
+
+// Frame(first, n, c) with residual_inequality 1e-17·(i+1) at each sample.
+v1::StateChunk InequalityFrame(std::uint64_t first, int n, int c) {
+  v1::StateChunk chunk = Frame(first, n, c);
+  for (int i = 0; i < n; ++i) chunk.mutable_frame()->add_residual_inequality(1e-17 * (i + 1));
+  return chunk;
+}
+
+void AddSwitch(v1::StateChunk* chunk, std::uint64_t sample, v1::EventKind kind,
+               std::optional<std::uint32_t> constraint) {
+  v1::Event* event = chunk->mutable_frame()->add_events();
+  event->set_sample_index(sample);
+  event->set_t(0.5 * static_cast<double>(sample));  // Frame's t of that sample
+  event->set_kind(kind);
+  if (constraint) event->set_constraint(*constraint);
+}
+
+TEST(StreamDecoder, ResidualInequalityPresentOrAbsentPerFrame) {
+  std::vector<std::optional<double>> residuals;
+  StreamHandlers handlers;
+  handlers.on_sample = [&](const Sample& s) {
+    residuals.push_back(s.residual_inequality);
+    return true;
+  };
+  StreamDecoder decoder(handlers);
+  decoder.Consume(Header({"y", "mu_1", "active_1"}, 0));
+  EXPECT_TRUE(decoder.Consume(InequalityFrame(0, 2, 3)));
+  EXPECT_TRUE(decoder.Consume(Frame(2, 1, 3)));  // an equality stream's frame: none
+  EXPECT_TRUE(decoder.Finish(grpc::Status::OK).ok());
+  EXPECT_THAT(residuals, ElementsAre(1e-17, 2e-17, std::nullopt));
+}
+
+TEST(StreamDecoder, RejectsResidualInequalityOfTheWrongSize) {
+  StreamHandlers handlers;
+  StreamDecoder decoder(handlers);
+  decoder.Consume(Header({"y"}, 0));
+  v1::StateChunk bad = InequalityFrame(0, 3, 1);
+  bad.mutable_frame()->mutable_residual_inequality()->RemoveLast();
+  EXPECT_FALSE(decoder.Consume(bad));
+  const StreamEnd end = decoder.Finish(grpc::Status::OK);
+  EXPECT_EQ(end.error.code, grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(end.error.message,
+            "malformed frame at sample 0: 3 times, 2 residual_inequality entries (expected 3, or 0 "
+            "without inequalities)");
+}
+
+TEST(StreamDecoder, SwitchesArriveWithTheirSampleAndAsEvents) {
+  // Sample 1: constraint 0 activated; sample 3: constraint 0 deactivated and 2 activated at once.
+  v1::StateChunk frame = InequalityFrame(0, 4, 1);
+  AddSwitch(&frame, 3, v1::EVENT_KIND_DEACTIVATED, 0);
+  AddSwitch(&frame, 1, v1::EVENT_KIND_ACTIVATED, 0);
+  AddSwitch(&frame, 3, v1::EVENT_KIND_ACTIVATED, 2);
+  std::vector<std::string> seen;  // "sample:direction:constraint@t"
+  int events = 0;
+  StreamHandlers handlers;
+  handlers.on_event = [&](const v1::Event&) { ++events; };
+  handlers.on_sample = [&](const Sample& s) {
+    for (const Switch& sw : s.switches) {
+      EXPECT_EQ(sw.t, s.t);
+      seen.push_back(std::to_string(s.index) + (sw.activated() ? ":on:" : ":off:") +
+                     std::to_string(sw.constraint));
+    }
+    return true;
+  };
+  StreamDecoder decoder(handlers);
+  decoder.Consume(Header({"y"}, 0));
+  EXPECT_TRUE(decoder.Consume(frame));
+  EXPECT_TRUE(decoder.Finish(grpc::Status::OK).ok());
+  EXPECT_EQ(events, 3);
+  // By sample, and in the server's order within one sample.
+  EXPECT_THAT(seen, ElementsAre("1:on:0", "3:off:0", "3:on:2"));
+}
+
+TEST(StreamDecoder, RejectsMalformedSwitchEventsByMessage) {
+  StreamHandlers handlers;
+  StreamDecoder no_constraint(handlers);
+  no_constraint.Consume(Header({"y"}, 0));
+  v1::StateChunk frame = InequalityFrame(0, 2, 1);
+  AddSwitch(&frame, 1, v1::EVENT_KIND_ACTIVATED, std::nullopt);
+  EXPECT_FALSE(no_constraint.Consume(frame));
+  EXPECT_EQ(no_constraint.Finish(grpc::Status::OK).error.message,
+            "malformed frame at sample 0: EVENT_KIND_ACTIVATED event at sample 1 has no constraint "
+            "index");
+
+  StreamDecoder outside(handlers);
+  outside.Consume(Header({"y"}, 0));
+  v1::StateChunk late = InequalityFrame(0, 2, 1);
+  AddSwitch(&late, 2, v1::EVENT_KIND_DEACTIVATED, 0);
+  EXPECT_FALSE(outside.Consume(late));
+  EXPECT_EQ(outside.Finish(grpc::Status::OK).error.message,
+            "malformed frame at sample 0: EVENT_KIND_DEACTIVATED event at sample 2 lies outside the "
+            "frame's samples [0, 2)");
 }
 
 TEST(Client, RetriesUnavailableWithBackoffThenReports) {

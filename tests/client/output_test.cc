@@ -1,11 +1,14 @@
 // The CLI's output formats: CSV and JSONL carry the same numbers exactly, the table is
 // aligned and decimated, the SVG is well-formed XML, the progress line reads as documented.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +22,7 @@
 #include "cli/jsonl_writer.h"
 #include "cli/number_format.h"
 #include "cli/progress_bar.h"
+#include "cli/row_event.h"
 #include "cli/svg_plot.h"
 #include "cli/table_writer.h"
 #include "client/xml_check.h"
@@ -43,8 +47,8 @@ std::vector<std::vector<double>> SampleRows(int n) {
 
 void Feed(RowSink& sink, const std::vector<std::string>& columns,
           const std::vector<std::vector<double>>& rows) {
-  sink.Begin(columns);
-  for (const auto& row : rows) sink.Row(row);
+  sink.Begin(columns, false);
+  for (const auto& row : rows) sink.Row(row, {});
   sink.End();
 }
 
@@ -202,6 +206,151 @@ TEST(SvgPlotWriter, NoSamplesStillWellFormed) {
   std::string why;
   EXPECT_TRUE(test::IsWellFormedXml(out.str(), &why)) << why;
   EXPECT_THAT(out.str(), HasSubstr("no samples"));
+}
+
+// A projected dynamical system's table: 10 rows, constraint 0 activated at row 3, then at row 7
+// constraint 0 deactivated and constraint 1 activated at the same instant.
+const std::vector<std::string> kPdsColumns = {"t",        "x",        "y",
+                                              "mu_1",     "active_1", "residual_position",
+                                              "residual_velocity", "residual_inequality"};
+
+struct PdsTable {
+  std::vector<std::vector<double>> rows;
+  std::map<std::size_t, std::vector<RowEvent>> events;  // by row
+};
+
+PdsTable SamplePds() {
+  PdsTable table;
+  for (int i = 0; i < 10; ++i) {
+    const double t = 0.1 * i + 1.0 / 3;  // not round: the event's t must be printed exactly
+    const bool active = i >= 3 && i < 7;
+    table.rows.push_back({t, t * t, active ? 0.0 : 1 - t, active ? 0.5 : 0.0, active ? 1.0 : 0.0,
+                          0.0, 0.0, active ? 1e-17 : 0.0});
+  }
+  table.events[3] = {{true, table.rows[3][0], 0}};
+  table.events[7] = {{false, table.rows[7][0], 0}, {true, table.rows[7][0], 1}};
+  return table;
+}
+
+void FeedPds(RowSink& sink, const PdsTable& table) {
+  sink.Begin(kPdsColumns, true);
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const auto it = table.events.find(r);
+    sink.Row(table.rows[r], it == table.events.end() ? std::span<const RowEvent>()
+                                                      : std::span<const RowEvent>(it->second));
+  }
+  sink.End();
+}
+
+// The lines `Writer` writes for SamplePds().
+template <typename Writer>
+std::vector<std::string> WritePds() {
+  std::ostringstream out;
+  Writer writer(out);
+  FeedPds(writer, SamplePds());
+  return SplitLines(out.str());
+}
+
+TEST(RowEvent, LabelsJoinInOrder) {
+  EXPECT_EQ(EventLabels({}), "");
+  const std::vector<RowEvent> two = {{false, 1.0, 0}, {true, 1.0, 12}};
+  EXPECT_EQ(EventLabels(two), "deactivated:0;activated:12");
+}
+
+TEST(CsvWriter, EventColumnLastAndFilledOnlyOnSwitchRows) {
+  const PdsTable table = SamplePds();
+  const auto lines = WritePds<CsvWriter>();
+  ASSERT_EQ(lines.size(), table.rows.size() + 1);
+  EXPECT_EQ(lines[0],
+            "t,x,y,mu_1,active_1,residual_position,residual_velocity,residual_inequality,event");
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const std::string& line = lines[r + 1];
+    // Every row has the 8 numbers and the event field: exactly 8 commas.
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 8) << line;
+    const std::string event = line.substr(line.rfind(',') + 1);
+    const std::string expected = r == 3 ? "activated:0" : r == 7 ? "deactivated:0;activated:1" : "";
+    EXPECT_EQ(event, expected) << "row " << r;
+  }
+}
+
+TEST(JsonlWriter, EventLineImmediatelyBeforeItsSample) {
+  const PdsTable table = SamplePds();
+  const auto lines = WritePds<JsonlWriter>();
+  // 10 samples and 3 events.
+  ASSERT_EQ(lines.size(), 13U);
+  std::vector<std::string> kinds;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto object = nlohmann::json::parse(lines[i]);
+    if (!object.contains("event")) {
+      EXPECT_EQ(object.size(), kPdsColumns.size()) << lines[i];
+      continue;
+    }
+    ASSERT_EQ(object.size(), 3U) << lines[i];  // event, t, constraint
+    kinds.push_back(object["event"].get<std::string>() + ":" +
+                    std::to_string(object["constraint"].get<int>()));
+    // The next sample line (past the events of the same instant) is the switch's sample: same
+    // t, bit for bit, since both print the shortest round-tripping form.
+    std::size_t next = i + 1;
+    while (next < lines.size() && nlohmann::json::parse(lines[next]).contains("event")) ++next;
+    ASSERT_LT(next, lines.size());
+    EXPECT_EQ(object["t"].get<double>(), nlohmann::json::parse(lines[next])["t"].get<double>());
+  }
+  EXPECT_THAT(kinds, ::testing::ElementsAre("activated:0", "deactivated:0", "activated:1"));
+  // Placement: lines 0-2 are samples 0-2, line 3 the first event, line 4 sample 3.
+  EXPECT_EQ(nlohmann::json::parse(lines[3])["event"], "activated");
+  EXPECT_EQ(nlohmann::json::parse(lines[4])["t"].get<double>(), table.rows[3][0]);
+  EXPECT_EQ(nlohmann::json::parse(lines[8])["event"], "deactivated");
+  EXPECT_EQ(nlohmann::json::parse(lines[9])["event"], "activated");
+  EXPECT_EQ(nlohmann::json::parse(lines[10])["t"].get<double>(), table.rows[7][0]);
+}
+
+TEST(TableWriter, ShowsSwitchRowsThroughDecimation) {
+  std::ostringstream out;
+  // 4 rows at most: the decimation alone keeps rows 0, 4, 8 and the last, 9 — neither 3 nor 7.
+  TableWriter table(out, 4);
+  FeedPds(table, SamplePds());
+  const auto lines = SplitLines(out.str());
+  ASSERT_GE(lines.size(), 2U);
+  EXPECT_THAT(lines[0], ::testing::EndsWith("  event"));
+  int activated = 0;
+  int both = 0;
+  for (const std::string& line : lines) {
+    if (line.ends_with(" activated:0")) ++activated;
+    if (line.ends_with(" deactivated:0;activated:1")) ++both;
+  }
+  EXPECT_EQ(activated, 1);
+  EXPECT_EQ(both, 1);
+  // 4 decimated rows + the 2 switch rows, then the note.
+  EXPECT_EQ(lines.back(), "(6 of 10 samples shown; --format csv or jsonl for all)");
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i) EXPECT_EQ(lines[i].size(), lines[0].size());
+}
+
+TEST(SvgPlotWriter, MarksEverySwitchAcrossBothPanels) {
+  std::ostringstream out;
+  SvgPlotWriter plot(out, PlotOptions{});
+  FeedPds(plot, SamplePds());
+  const std::string svg = out.str();
+  std::string why;
+  EXPECT_TRUE(test::IsWellFormedXml(svg, &why)) << why;
+  // Three switches: three groups of two dashed lines (one per panel) and a label each.
+  std::size_t groups = 0;
+  for (auto at = svg.find("<g class=\"switch\">"); at != std::string::npos;
+       at = svg.find("<g class=\"switch\">", at + 1)) {
+    ++groups;
+  }
+  EXPECT_EQ(groups, 3U);
+  // ▲0, ▼0, ▲1 above the panels; the tooltip; the third residual in the lower legend.
+  for (const char* part : {">\u25B20</text>", ">\u25BC0</text>", ">\u25B21</text>",
+                           "<title>deactivated 0 at t = ", ">residual_inequality</text>"}) {
+    EXPECT_THAT(svg, HasSubstr(part));
+  }
+}
+
+TEST(SvgPlotWriter, NoEventsNoMarkers) {
+  std::ostringstream out;
+  SvgPlotWriter plot(out, PlotOptions{});
+  Feed(plot, kColumns, SampleRows(20));
+  EXPECT_THAT(out.str(), ::testing::Not(HasSubstr("switch")));
 }
 
 TEST(ProgressBar, LineShowsFractionTimeSamplesAndRate) {

@@ -25,13 +25,33 @@ struct StreamColumns {
   [[nodiscard]] std::optional<std::size_t> Find(std::string_view name) const;
 };
 
-// One sample. `values` views the frame being decoded: valid only during the callback.
+// A switch of a projected dynamical system: inequality `constraint` became active (c_i reached 0,
+// the state now slides along it) or inactive (its multiplier μ_i reached 0). Decoded from an
+// EVENT_KIND_ACTIVATED / EVENT_KIND_DEACTIVATED event; the sample it comes with is the state at
+// the located switch time.
+struct Switch {
+  enum class Direction { kActivated, kDeactivated };
+  Direction direction = Direction::kActivated;
+  double t = 0.0;                // located switch time [s]
+  std::uint32_t constraint = 0;  // 0-based index into Model.inequalities ("mu_{constraint+1}")
+
+  [[nodiscard]] bool activated() const { return direction == Direction::kActivated; }
+};
+
+// One sample. `values` and `switches` view the frame being decoded: valid only during the
+// callback.
 struct Sample {
   std::uint64_t index = 0;  // 0 is the initial state; consecutive within and across frames
   double t = 0.0;           // [s]
   std::span<const double> values;  // over columns->names
   double residual_position = 0.0;  // ‖Φ‖∞ (mechanical) or ‖g‖∞
   double residual_velocity = 0.0;  // ‖h‖∞; 0 for index 1
+  // max(0, −min_i c_i(x)): how far the sample lies outside {c ≥ 0}; absent when the model has
+  // no inequalities (the frame carried none).
+  std::optional<double> residual_inequality;
+  // The switches located at this sample, in stream order (usually none; several when constraints
+  // switch at the same instant). Every one is also passed to StreamHandlers::on_event.
+  std::span<const Switch> switches;
   const StreamColumns* columns = nullptr;
 
   // The value of the column `name`; NaN if the stream has no such column.
@@ -43,6 +63,8 @@ struct StreamHandlers {
   std::function<void(const v1::StreamHeader& header, const StreamColumns& columns)> on_header;
   // Return false to cancel the call (the session pauses after the last delivered sample).
   std::function<bool(const Sample& sample)> on_sample;
+  // Every event of a frame, before the frame's samples (switch events also reach on_sample as
+  // Sample::switches, at the sample they belong to).
   std::function<void(const v1::Event& event)> on_event;
   std::function<void(const v1::Progress& progress)> on_progress;
 };
