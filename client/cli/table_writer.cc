@@ -75,18 +75,20 @@ void TableWriter::Print(const std::vector<std::string>& header,
       widths[i] = std::max(widths[i], line[i].size());
     }
   }
-  for (std::size_t i = 0; i < header.size(); ++i) {
+  PrintLine(header, widths);
+  for (const auto& line : cells) PrintLine(line, widths);
+}
+
+void TableWriter::PrintLine(const std::vector<std::string>& line,
+                            const std::vector<std::size_t>& widths) {
+  // Numbers right-aligned; the event column, last, left-aligned and unpadded (no trailing blanks).
+  const std::size_t numbers = with_events_ && !line.empty() ? line.size() - 1 : line.size();
+  for (std::size_t i = 0; i < numbers && i < widths.size(); ++i) {
     if (i > 0) out_ << "  ";
-    PrintPadded(out_, header[i], widths[i]);
+    PrintPadded(out_, line[i], widths[i]);
   }
+  if (numbers < line.size() && !line.back().empty()) out_ << "  " << line.back();
   out_ << '\n';
-  for (const auto& line : cells) {
-    for (std::size_t i = 0; i < line.size() && i < widths.size(); ++i) {
-      if (i > 0) out_ << "  ";
-      PrintPadded(out_, line[i], widths[i]);
-    }
-    out_ << '\n';
-  }
 }
 
 void TableWriter::End() {

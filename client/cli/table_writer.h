@@ -1,7 +1,7 @@
 // Terminal table: right-aligned columns of 6 significant digits, decimated to at most
 // `max_rows` evenly spaced rows (first and last always shown), printed when the run ends.
-// With events, a last column `event` marks the rows of switches ("activated:0"); those rows are
-// shown whatever the decimation keeps (the first `max_rows` of them).
+// With events, a last, left-aligned column `event` marks the rows of switches ("activated:0");
+// those rows are shown whatever the decimation keeps (the first `max_rows` of them).
 #pragma once
 
 #include <cstddef>
@@ -37,6 +37,7 @@ class TableWriter final : public RowSink {
   [[nodiscard]] std::vector<std::vector<std::string>> Cells(const std::vector<Line>& lines) const;
   void Print(const std::vector<std::string>& header,
              const std::vector<std::vector<std::string>>& cells);
+  void PrintLine(const std::vector<std::string>& line, const std::vector<std::size_t>& widths);
 
   std::ostream& out_;
   std::size_t max_rows_;

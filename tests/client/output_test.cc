@@ -312,17 +312,19 @@ TEST(TableWriter, ShowsSwitchRowsThroughDecimation) {
   const auto lines = SplitLines(out.str());
   ASSERT_GE(lines.size(), 2U);
   EXPECT_THAT(lines[0], ::testing::EndsWith("  event"));
-  int activated = 0;
-  int both = 0;
-  for (const std::string& line : lines) {
-    if (line.ends_with(" activated:0")) ++activated;
-    if (line.ends_with(" deactivated:0;activated:1")) ++both;
-  }
-  EXPECT_EQ(activated, 1);
-  EXPECT_EQ(both, 1);
-  // 4 decimated rows + the 2 switch rows, then the note.
+  // The header, rows 0, 3, 4, 7, 8, 9 in stream order (4 decimated rows and the 2 switch rows),
+  // then the note.
+  ASSERT_EQ(lines.size(), 8U);
   EXPECT_EQ(lines.back(), "(6 of 10 samples shown; --format csv or jsonl for all)");
-  for (std::size_t i = 1; i + 1 < lines.size(); ++i) EXPECT_EQ(lines[i].size(), lines[0].size());
+  // The numbers stay aligned; the event text follows them, left-aligned, without trailing blanks.
+  const std::size_t numbers = lines[0].size() - std::string("  event").size();
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+    EXPECT_TRUE(lines[i].size() == numbers || lines[i].substr(numbers, 2) == "  ") << lines[i];
+    EXPECT_NE(lines[i].back(), ' ') << lines[i];
+  }
+  EXPECT_EQ(lines[2].substr(numbers), "  activated:0");                // row 3
+  EXPECT_EQ(lines[4].substr(numbers), "  deactivated:0;activated:1");  // row 7
+  EXPECT_EQ(lines[3].size(), numbers);                                 // row 4: no event
 }
 
 TEST(SvgPlotWriter, MarksEverySwitchAcrossBothPanels) {
