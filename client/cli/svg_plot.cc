@@ -17,7 +17,6 @@ constexpr const char* kResidualPositionColor = "#d62728";
 constexpr const char* kResidualVelocityColor = "#1f77b4";
 constexpr const char* kResidualInequalityColor = "#2ca02c";
 constexpr const char* kMarkerColor = "#555";  // switch markers: grey, apart from every series
-constexpr const char* kMarkerStyle = "stroke=\"#555\" stroke-dasharray=\"4 3\"";
 
 // Margins [px]: room for tick labels on the left, the legend on the right, the title on top.
 constexpr double kLeft = 90.0;
@@ -121,6 +120,10 @@ void LegendEntry(std::ostream& out, double x, double y, const char* color, const
   Text(out, x + 30, y, "start", label);
 }
 
+std::string MarkerStyle() {
+  return std::string("stroke=\"") + kMarkerColor + "\" stroke-dasharray=\"4 3\"";
+}
+
 const char* ResidualColor(const std::string& name) {
   if (name == "residual_velocity") return kResidualVelocityColor;
   if (name == "residual_inequality") return kResidualInequalityColor;
@@ -143,8 +146,8 @@ void DrawMarkers(std::ostream& out, const Panel& top, const Panel& bottom,
         << XmlEscape(EventName(event) + " " + std::to_string(event.constraint) + " at t = " +
                      FormatShort(event.t, 10))
         << "</title>\n";
-    Line(out, x, top.y, x, top.y + top.h, kMarkerStyle);
-    Line(out, x, bottom.y, x, bottom.y + bottom.h, kMarkerStyle);
+    Line(out, x, top.y, x, top.y + top.h, MarkerStyle());
+    Line(out, x, bottom.y, x, bottom.y + bottom.h, MarkerStyle());
     Text(out, x, top.y - 4, "middle", MarkerLabel(event), std::string(" fill=\"") + kMarkerColor + "\"");
     out << "</g>\n";
   }
@@ -152,7 +155,7 @@ void DrawMarkers(std::ostream& out, const Panel& top, const Panel& bottom,
 
 // The legend of the switch markers, at (x, y) downwards.
 void MarkerLegend(std::ostream& out, double x, double y, std::size_t dropped) {
-  Line(out, x, y - 4, x + 24, y - 4, kMarkerStyle);
+  Line(out, x, y - 4, x + 24, y - 4, MarkerStyle());
   Text(out, x + 30, y, "start", "switch: \u25B2i on, \u25BCi off");
   if (dropped > 0) Text(out, x, y + 20, "start", "(+" + std::to_string(dropped) + " not marked)");
 }
