@@ -1,9 +1,11 @@
 #include "project/inequality_projection.h"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+
+#include "tether/reduce/rank.h"
 
 namespace tether::project {
 
@@ -66,6 +68,12 @@ std::unique_ptr<InequalityProjection> InequalityProjection::Create(
   p->h_.assign(p->m_ * p->n_ * p->n_, 0.0);
   p->c_.assign(p->m_, 0.0);
   p->j_.assign(p->m_ * p->n_, 0.0);
+  const std::size_t d = p->n_ + p->m_;
+  p->kkt_.assign(d * d, 0.0);
+  p->residual_.assign(d, 0.0);
+  p->pivots_.assign(d, 0);
+  p->rows_.assign(p->m_, 0);
+  p->w_inverse_.assign(p->n_, 1.0);
   return p;
 }
 
@@ -80,47 +88,124 @@ void InequalityProjection::EvaluateJacobian(std::span<const double> x,
 
 namespace {
 
-std::vector<double> Inverse(std::span<const double> weights, std::size_t n) {
-  std::vector<double> w_inverse(n, 1.0);
-  for (std::size_t i = 0; i < weights.size() && i < n; ++i) w_inverse[i] = 1.0 / weights[i];
-  return w_inverse;
+// In-place LU with partial pivoting of the row-major d × d `a` (the KKT matrix, d = n + k of a
+// few): P A = L U with unit L strictly below the diagonal and U on and above it; at step k row
+// k was swapped with row pivots[k]. False when a column's largest remaining entry is at most
+// `singular`, i.e. A is singular to working precision (`a` is then left partly factored).
+bool LuFactor(double* a, std::size_t d, std::size_t* pivots, double singular) {
+  for (std::size_t k = 0; k < d; ++k) {
+    std::size_t best = k;
+    for (std::size_t r = k + 1; r < d; ++r) {
+      if (std::abs(a[r * d + k]) > std::abs(a[best * d + k])) best = r;
+    }
+    if (!(std::abs(a[best * d + k]) > singular)) return false;
+    pivots[k] = best;
+    if (best != k) std::swap_ranges(a + k * d, a + (k + 1) * d, a + best * d);
+    const double pivot = a[k * d + k];
+    for (std::size_t r = k + 1; r < d; ++r) {
+      const double factor = a[r * d + k] / pivot;
+      a[r * d + k] = factor;
+      for (std::size_t col = k + 1; col < d; ++col) a[r * d + col] -= factor * a[k * d + col];
+    }
+  }
+  return true;
 }
 
-std::vector<std::size_t> Indices(const std::vector<bool>& active) {
-  std::vector<std::size_t> indices;
-  for (std::size_t i = 0; i < active.size(); ++i) {
-    if (active[i]) indices.push_back(i);
+// b ← A⁻¹ b with the factor of LuFactor (row swaps, forward with L, back with U).
+void LuSolve(const double* lu, std::size_t d, const std::size_t* pivots, double* b) {
+  for (std::size_t k = 0; k < d; ++k) std::swap(b[k], b[pivots[k]]);
+  for (std::size_t r = 1; r < d; ++r) {
+    for (std::size_t col = 0; col < r; ++col) b[r] -= lu[r * d + col] * b[col];
   }
-  return indices;
+  for (std::size_t r = d; r-- > 0;) {
+    for (std::size_t col = r + 1; col < d; ++col) b[r] -= lu[r * d + col] * b[col];
+    b[r] /= lu[r * d + r];
+  }
+}
+
+// The KKT matrix counts as singular when a pivot of its partially pivoted LU is at most
+// RelativePivotThreshold(d) = 1000·d·ε times its largest entry. Relative, because W and c_z
+// carry the units of the state and of c: an absolute bound would mean something else for
+// every model. The entries of U are sums of d products of entries of at most max|K| (times the
+// pivot growth, ≈ 1 for such small matrices), so their rounding error is ≈ d·ε·max|K|; a pivot
+// below a thousand times that is rounding noise: the active gradients J_A are dependent to
+// working precision (LICQ fails) and a Newton step through it would be meaningless.
+// NaN when an entry is not finite.
+double SingularPivot(const double* a, std::size_t d) {
+  double largest = 0.0;
+  for (std::size_t i = 0; i < d * d; ++i) {
+    if (!std::isfinite(a[i])) return std::numeric_limits<double>::quiet_NaN();
+    largest = std::max(largest, std::abs(a[i]));
+  }
+  return reduce::RelativePivotThreshold(d) * largest;
 }
 
 }  // namespace
 
-bool InequalityProjection::SolveActive(std::span<const double> x_tilde,
-                                       std::span<const double> w_inverse, std::span<double> z,
+void InequalityProjection::Start(std::span<const double> weights,
+                                 InequalityProjectionResult* result) {
+  result->status = InequalityProjectionStatus::kConverged;
+  result->message.clear();
+  result->iterations = 0;
+  result->active_set_changes = 0;
+  result->mu.assign(m_, 0.0);
+  result->residual_inequality = 0.0;
+  result->stationarity = 0.0;
+  result->complementarity = 0.0;
+  for (std::size_t i = 0; i < n_; ++i) w_inverse_[i] = i < weights.size() ? 1.0 / weights[i] : 1.0;
+}
+
+double InequalityProjection::Residual(std::span<const double> x_tilde, std::span<const double> z,
+                                      std::size_t k, const std::vector<double>& mu) {
+  // F(z, μ_A) = [W(z − x̃) − J_Aᵀμ_A ; c_A(z)]
+  constraints_.Evaluate(z, c_);
+  jacobian_.Evaluate(z, j_);
+  double worst = 0.0;
+  for (std::size_t col = 0; col < n_; ++col) {
+    double r = (z[col] - x_tilde[col]) / w_inverse_[col];
+    for (std::size_t s = 0; s < k; ++s) r -= j_[rows_[s] * n_ + col] * mu[rows_[s]];
+    residual_[col] = r;
+    worst = std::max(worst, std::abs(r));
+  }
+  for (std::size_t s = 0; s < k; ++s) {
+    residual_[n_ + s] = c_[rows_[s]];
+    worst = std::max(worst, std::abs(residual_[n_ + s]));
+  }
+  return worst;
+}
+
+void InequalityProjection::AssembleKkt(std::span<const double> z, std::size_t k,
+                                       const std::vector<double>& mu) {
+  // Newton matrix [[W − Σ μ_i c_i,zz, −J_Aᵀ], [J_A, 0]], row-major (n + k) × (n + k).
+  hessian_.Evaluate(z, h_);
+  const std::size_t d = n_ + k;
+  std::fill(kkt_.begin(), kkt_.begin() + static_cast<std::ptrdiff_t>(d * d), 0.0);
+  for (std::size_t r = 0; r < n_; ++r) {
+    kkt_[r * d + r] = 1.0 / w_inverse_[r];
+    for (std::size_t col = 0; col < n_; ++col) {
+      for (std::size_t s = 0; s < k; ++s) {
+        const std::size_t i = rows_[s];
+        kkt_[r * d + col] -= mu[i] * h_[(i * n_ + r) * n_ + col];
+      }
+    }
+    for (std::size_t s = 0; s < k; ++s) {
+      const double jv = j_[rows_[s] * n_ + r];
+      kkt_[r * d + n_ + s] = -jv;
+      kkt_[(n_ + s) * d + r] = jv;
+    }
+  }
+}
+
+bool InequalityProjection::SolveActive(std::span<const double> x_tilde, std::span<double> z,
                                        const InequalityProjectionOptions& options,
                                        InequalityProjectionResult* result) {
-  const std::vector<std::size_t> a = Indices(result->active);
-  const auto n = static_cast<Eigen::Index>(n_);
-  const auto k = static_cast<Eigen::Index>(a.size());
-  Eigen::MatrixXd kkt(n + k, n + k);
-  Eigen::VectorXd residual(n + k);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < m_; ++i) {
+    if (result->active[i]) rows_[k++] = i;
+  }
+  const std::size_t d = n_ + k;
   for (int iteration = 0; iteration <= options.max_newton_iterations; ++iteration) {
-    // F(z, μ_A) = [W(z − x̃) − J_Aᵀμ_A ; c_A(z)]
-    constraints_.Evaluate(z, c_);
-    jacobian_.Evaluate(z, j_);
-    double worst = 0.0;
-    for (Eigen::Index col = 0; col < n; ++col) {
-      const auto ucol = static_cast<std::size_t>(col);
-      double r = (z[ucol] - x_tilde[ucol]) / w_inverse[ucol];
-      for (std::size_t i : a) r -= j_[i * n_ + ucol] * result->mu[i];
-      residual(col) = r;
-      worst = std::max(worst, std::abs(r));
-    }
-    for (Eigen::Index r = 0; r < k; ++r) {
-      residual(n + r) = c_[a[static_cast<std::size_t>(r)]];
-      worst = std::max(worst, std::abs(residual(n + r)));
-    }
+    const double worst = Residual(x_tilde, z, k, result->mu);
     if (!std::isfinite(worst)) {
       result->status = InequalityProjectionStatus::kNonFinite;
       result->message = "inequality projection: non-finite constraint value";
@@ -129,34 +214,23 @@ bool InequalityProjection::SolveActive(std::span<const double> x_tilde,
     if (worst <= options.tolerance) return true;
     if (iteration == options.max_newton_iterations) break;
     ++result->iterations;
-    // Newton matrix [[W − Σ μ_i c_i,zz, −J_Aᵀ], [J_A, 0]].
-    hessian_.Evaluate(z, h_);
-    kkt.setZero();
-    for (Eigen::Index r = 0; r < n; ++r) {
-      const auto ur = static_cast<std::size_t>(r);
-      kkt(r, r) = 1.0 / w_inverse[ur];
-      for (Eigen::Index col = 0; col < n; ++col) {
-        const auto ucol = static_cast<std::size_t>(col);
-        for (std::size_t i : a) kkt(r, col) -= result->mu[i] * h_[(i * n_ + ur) * n_ + ucol];
-      }
-      for (Eigen::Index s = 0; s < k; ++s) {
-        const double jv = j_[a[static_cast<std::size_t>(s)] * n_ + ur];
-        kkt(r, n + s) = -jv;
-        kkt(n + s, r) = jv;
-      }
+    AssembleKkt(z, k, result->mu);
+    const double singular = SingularPivot(kkt_.data(), d);
+    if (std::isnan(singular)) {
+      result->status = InequalityProjectionStatus::kNonFinite;
+      result->message = "inequality projection: non-finite constraint curvature c_zz";
+      return false;
     }
-    const Eigen::FullPivLU<Eigen::MatrixXd> lu(kkt);
-    if (!lu.isInvertible()) {
+    if (!LuFactor(kkt_.data(), d, pivots_.data(), singular)) {
       result->status = InequalityProjectionStatus::kSingularJacobian;
       result->message = "inequality projection: active constraint gradients are linearly "
                         "dependent (LICQ violated)";
       return false;
     }
-    const Eigen::VectorXd delta = lu.solve(-residual);
-    for (Eigen::Index col = 0; col < n; ++col) z[static_cast<std::size_t>(col)] += delta(col);
-    for (Eigen::Index r = 0; r < k; ++r) {
-      result->mu[a[static_cast<std::size_t>(r)]] += delta(n + r);  // (z, μ) ← (z, μ) + δ
-    }
+    for (std::size_t r = 0; r < d; ++r) residual_[r] = -residual_[r];
+    LuSolve(kkt_.data(), d, pivots_.data(), residual_.data());  // δ, in place
+    for (std::size_t col = 0; col < n_; ++col) z[col] += residual_[col];
+    for (std::size_t s = 0; s < k; ++s) result->mu[rows_[s]] += residual_[n_ + s];
   }
   result->status = InequalityProjectionStatus::kNewtonFailed;
   result->message = "inequality projection: Newton did not converge in " +
@@ -184,32 +258,31 @@ void InequalityProjection::Finish(std::span<const double> x_tilde,
   }
 }
 
-InequalityProjectionResult InequalityProjection::ProjectOntoActive(
-    std::span<const double> x_tilde, std::span<const double> weights,
-    const std::vector<bool>& active, std::span<double> z,
-    const InequalityProjectionOptions& options) {
-  InequalityProjectionResult result;
-  result.active = active;
-  result.active.resize(m_, false);
-  result.mu.assign(m_, 0.0);
-  const std::vector<double> w_inverse = Inverse(weights, n_);
+bool InequalityProjection::ProjectOntoActive(std::span<const double> x_tilde,
+                                             std::span<const double> weights,
+                                             const std::vector<bool>& active,
+                                             std::span<double> z,
+                                             const InequalityProjectionOptions& options,
+                                             InequalityProjectionResult* result) {
+  Start(weights, result);
+  if (&active != &result->active) result->active.assign(active.begin(), active.end());
+  result->active.resize(m_, false);
   std::copy(x_tilde.begin(), x_tilde.end(), z.begin());
-  if (SolveActive(x_tilde, w_inverse, z, options, &result)) Finish(x_tilde, weights, z, &result);
-  return result;
+  if (SolveActive(x_tilde, z, options, result)) Finish(x_tilde, weights, z, result);
+  return result->ok();
 }
 
-InequalityProjectionResult InequalityProjection::Project(
-    std::span<const double> x_tilde, std::span<const double> weights, std::span<double> z,
-    const InequalityProjectionOptions& options) {
-  InequalityProjectionResult result;
-  result.mu.assign(m_, 0.0);
-  const std::vector<double> w_inverse = Inverse(weights, n_);
+bool InequalityProjection::Project(std::span<const double> x_tilde,
+                                   std::span<const double> weights, std::span<double> z,
+                                   const InequalityProjectionOptions& options,
+                                   InequalityProjectionResult* result) {
+  Start(weights, result);
   std::copy(x_tilde.begin(), x_tilde.end(), z.begin());
   constraints_.Evaluate(x_tilde, c_);
-  result.active.assign(m_, false);
-  for (std::size_t i = 0; i < m_; ++i) result.active[i] = c_[i] < -options.tolerance;
+  result->active.assign(m_, false);
+  for (std::size_t i = 0; i < m_; ++i) result->active[i] = c_[i] < -options.tolerance;
   while (true) {
-    if (!SolveActive(x_tilde, w_inverse, z, options, &result)) return result;
+    if (!SolveActive(x_tilde, z, options, result)) return false;
     // Dual feasibility first (μ_i < 0 means constraint i pulls the point outward), then
     // primal feasibility of the inactive constraints.
     std::size_t leave = m_;
@@ -217,30 +290,47 @@ InequalityProjectionResult InequalityProjection::Project(
     double most_negative = 0.0;
     double most_violated = -options.tolerance;
     for (std::size_t i = 0; i < m_; ++i) {
-      if (result.active[i] && result.mu[i] < most_negative) {
-        most_negative = result.mu[i];
+      if (result->active[i] && result->mu[i] < most_negative) {
+        most_negative = result->mu[i];
         leave = i;
-      } else if (!result.active[i] && c_[i] < most_violated) {
+      } else if (!result->active[i] && c_[i] < most_violated) {
         most_violated = c_[i];
         join = i;
       }
     }
     if (leave == m_ && join == m_) break;
-    if (result.active_set_changes == options.max_active_set_changes) {
-      result.status = InequalityProjectionStatus::kActiveSetCycling;
-      result.message = "inequality projection: active set still changing after " +
-                       std::to_string(options.max_active_set_changes) + " changes";
-      return result;
+    if (result->active_set_changes == options.max_active_set_changes) {
+      result->status = InequalityProjectionStatus::kActiveSetCycling;
+      result->message = "inequality projection: active set still changing after " +
+                        std::to_string(options.max_active_set_changes) + " changes";
+      return false;
     }
-    ++result.active_set_changes;
+    ++result->active_set_changes;
     if (leave != m_) {
-      result.active[leave] = false;
-      result.mu[leave] = 0.0;
+      result->active[leave] = false;
+      result->mu[leave] = 0.0;
     } else {
-      result.active[join] = true;
+      result->active[join] = true;
     }
   }
-  Finish(x_tilde, weights, z, &result);
+  Finish(x_tilde, weights, z, result);
+  return true;
+}
+
+InequalityProjectionResult InequalityProjection::Project(
+    std::span<const double> x_tilde, std::span<const double> weights, std::span<double> z,
+    const InequalityProjectionOptions& options) {
+  InequalityProjectionResult result;
+  Project(x_tilde, weights, z, options, &result);
+  return result;
+}
+
+InequalityProjectionResult InequalityProjection::ProjectOntoActive(
+    std::span<const double> x_tilde, std::span<const double> weights,
+    const std::vector<bool>& active, std::span<double> z,
+    const InequalityProjectionOptions& options) {
+  InequalityProjectionResult result;
+  ProjectOntoActive(x_tilde, weights, active, z, options, &result);
   return result;
 }
 

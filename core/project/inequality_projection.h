@@ -83,12 +83,23 @@ class InequalityProjection {
   void EvaluateJacobian(std::span<const double> x, std::span<double> jacobian);
 
   // z ← P_C(x̃) in the metric diag(weights) (empty weights: W = I). Starts from the set
-  // {i : c_i(x̃) < −tolerance}.
+  // {i : c_i(x̃) < −tolerance}. Writes into the caller's `result`, reusing the capacity of its
+  // vectors: once result->active and result->mu have held num_constraints() entries, a call
+  // allocates nothing (the message is built only on failure). True iff result->ok().
+  bool Project(std::span<const double> x_tilde, std::span<const double> weights,
+               std::span<double> z, const InequalityProjectionOptions& options,
+               InequalityProjectionResult* result);
+  // z ← the projection onto {c_A(z) = 0} for a fixed active set (no set changes, no sign
+  // condition on μ): removes the drift of a state that slides along the active constraints.
+  // `active` may be result->active itself. Allocation-free as Project.
+  bool ProjectOntoActive(std::span<const double> x_tilde, std::span<const double> weights,
+                         const std::vector<bool>& active, std::span<double> z,
+                         const InequalityProjectionOptions& options,
+                         InequalityProjectionResult* result);
+  // The same into a fresh result (allocates it; for one-off projections and tests).
   InequalityProjectionResult Project(std::span<const double> x_tilde,
                                      std::span<const double> weights, std::span<double> z,
                                      const InequalityProjectionOptions& options);
-  // z ← the projection onto {c_A(z) = 0} for a fixed active set (no set changes, no sign
-  // condition on μ): removes the drift of a state that slides along the active constraints.
   InequalityProjectionResult ProjectOntoActive(std::span<const double> x_tilde,
                                                std::span<const double> weights,
                                                const std::vector<bool>& active,
@@ -97,10 +108,17 @@ class InequalityProjection {
 
  private:
   InequalityProjection() = default;
+  // result ← converged, no iterations, A = ∅, μ = 0 (within its capacity); w_inverse_ ← W⁻¹.
+  void Start(std::span<const double> weights, InequalityProjectionResult* result);
   // Newton on F(z, μ_A) = 0 from z and the multipliers in result->mu.
-  bool SolveActive(std::span<const double> x_tilde, std::span<const double> w_inverse,
-                   std::span<double> z, const InequalityProjectionOptions& options,
+  bool SolveActive(std::span<const double> x_tilde, std::span<double> z,
+                   const InequalityProjectionOptions& options,
                    InequalityProjectionResult* result);
+  // residual_ ← F(z, μ_A) over the k = rows_ active constraints; returns ‖F‖∞.
+  double Residual(std::span<const double> x_tilde, std::span<const double> z, std::size_t k,
+                  const std::vector<double>& mu);
+  // kkt_ ← the Newton matrix at z for the k active constraints in rows_.
+  void AssembleKkt(std::span<const double> z, std::size_t k, const std::vector<double>& mu);
   void Finish(std::span<const double> x_tilde, std::span<const double> weights,
               std::span<const double> z, InequalityProjectionResult* result);
 
@@ -112,6 +130,14 @@ class InequalityProjection {
   std::vector<double> c_;
   std::vector<double> j_;
   std::vector<double> h_;
+  // Work storage sized in Create for the largest case (all m constraints active), so that a
+  // projection allocates nothing: the row-major (n + k) × (n + k) KKT matrix and its LU, the
+  // residual / Newton step, the LU's row order, the active indices and W⁻¹.
+  std::vector<double> kkt_;
+  std::vector<double> residual_;
+  std::vector<std::size_t> pivots_;
+  std::vector<std::size_t> rows_;
+  std::vector<double> w_inverse_;
 };
 
 }  // namespace tether::project

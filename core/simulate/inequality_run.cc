@@ -76,7 +76,10 @@ InequalityRun::InequalityRun(const model::Model& model, const Options& options,
       step_mu_(m_, 0.0),
       step_set_(m_, false),
       directions_(m_, SwitchDirection::kActivated),
-      guard_(options.chattering_window, options.max_switches) {}
+      guard_(options.chattering_window, options.max_switches) {
+  projection_.active.assign(m_, false);
+  projection_.mu.assign(m_, 0.0);
+}
 
 InequalityRun::InequalityRun(const InequalityRun& o)
     : model_(o.model_),
@@ -97,6 +100,7 @@ InequalityRun::InequalityRun(const InequalityRun& o)
       step_mu_(o.step_mu_),
       step_set_(o.step_set_),
       directions_(o.directions_),
+      projection_(o.projection_),
       guard_(o.guard_),
       switches_(o.switches_),
       failure_(o.failure_) {}
@@ -114,6 +118,11 @@ bool InequalityRun::FlowFailure(double t, const std::string& where) {
   // reduced model's own diagnosis, signalled by reason kRunning.
   if (flow_.failure().empty()) return Fail(Termination::kRunning, t, "");
   return Fail(Termination::kSingularConstraints, t, where + ": " + flow_.failure());
+}
+
+bool InequalityRun::ProjectionFailure(double t, const char* where) {
+  return Fail(Termination::kProjectionFailed, t,
+              std::string(where) + " t = " + Num(t) + ": " + projection_.message);
 }
 
 bool InequalityRun::Fail(Termination reason, double t, std::string message) {
@@ -158,11 +167,9 @@ bool InequalityRun::ProjectInitial(double t, std::span<double> x, const std::vec
     return ci >= -options_.projection_tolerance;
   });
   if (feasible) return true;
-  const project::InequalityProjectionResult result =
-      set_->Project(x, {}, projected_, ProjectionOptions());
-  if (!result.ok()) {
+  if (!set_->Project(x, {}, projected_, ProjectionOptions(), &projection_)) {
     return Fail(Termination::kProjectionFailed, t,
-                "the initial state violates the inequalities and " + result.message);
+                "the initial state violates the inequalities and " + projection_.message);
   }
   const auto worst = static_cast<std::size_t>(std::min_element(c_.begin(), c_.end()) - c_.begin());
   for (std::size_t k = 0; k < n_; ++k) {
@@ -232,11 +239,10 @@ bool InequalityRun::FinishStep(integrate::OdeSystem& free, double t, double h,
   step_active_ = flow_.active();
   const project::InequalityProjectionOptions po = ProjectionOptions();
   if (!detecting()) {
-    const project::InequalityProjectionResult r = set_->Project(x, {}, projected_, po);
-    if (!r.ok()) return Fail(Termination::kProjectionFailed, t, "at t = " + Num(t) + ": " + r.message);
+    if (!set_->Project(x, {}, projected_, po, &projection_)) return ProjectionFailure(t, "at");
     std::copy(projected_.begin(), projected_.end(), x.begin());
-    for (std::size_t i = 0; i < m_; ++i) step_mu_[i] = r.mu[i] / h;
-    step_set_ = r.active;
+    for (std::size_t i = 0; i < m_; ++i) step_mu_[i] = projection_.mu[i] / h;
+    step_set_ = projection_.active;
     return true;
   }
   before_ = flow_.active();
@@ -244,9 +250,9 @@ bool InequalityRun::FinishStep(integrate::OdeSystem& free, double t, double h,
   active = flow_.active();
   if (located != nullptr) active[located->constraint] = located->activated;
   if (std::find(active.begin(), active.end(), true) != active.end()) {
-    const project::InequalityProjectionResult r =
-        set_->ProjectOntoActive(x, {}, active, projected_, po);
-    if (!r.ok()) return Fail(Termination::kProjectionFailed, t, "at t = " + Num(t) + ": " + r.message);
+    if (!set_->ProjectOntoActive(x, {}, active, projected_, po, &projection_)) {
+      return ProjectionFailure(t, "at");
+    }
     std::copy(projected_.begin(), projected_.end(), x.begin());
   }
   // A crossing the search missed (it opened and closed within a quarter step, or started at
@@ -254,10 +260,9 @@ bool InequalityRun::FinishStep(integrate::OdeSystem& free, double t, double h,
   set_->EvaluateConstraints(x, c_);
   for (std::size_t i = 0; i < m_; ++i) {
     if (active[i] || c_[i] >= -po.tolerance) continue;
-    const project::InequalityProjectionResult r = set_->Project(x, {}, projected_, po);
-    if (!r.ok()) return Fail(Termination::kProjectionFailed, t, "at t = " + Num(t) + ": " + r.message);
+    if (!set_->Project(x, {}, projected_, po, &projection_)) return ProjectionFailure(t, "at");
     std::copy(projected_.begin(), projected_.end(), x.begin());
-    for (std::size_t j = 0; j < m_; ++j) active[j] = active[j] || r.active[j];
+    for (std::size_t j = 0; j < m_; ++j) active[j] = active[j] || projection_.active[j];
     break;
   }
   flow_.set_active(active);
@@ -289,17 +294,15 @@ bool InequalityRun::RecordSwitches(double t, const std::vector<bool>& before,
 
 bool InequalityRun::ProjectSample(double t, std::span<double> x) {
   const project::InequalityProjectionOptions po = ProjectionOptions();
-  project::InequalityProjectionResult r;
+  bool ok = true;
   if (!detecting()) {
-    r = set_->Project(x, {}, projected_, po);
+    ok = set_->Project(x, {}, projected_, po, &projection_);
   } else if (std::find(step_active_.begin(), step_active_.end(), true) != step_active_.end()) {
-    r = set_->ProjectOntoActive(x, {}, step_active_, projected_, po);
+    ok = set_->ProjectOntoActive(x, {}, step_active_, projected_, po, &projection_);
   } else {
     return true;
   }
-  if (!r.ok()) {
-    return Fail(Termination::kProjectionFailed, t, "sample at t = " + Num(t) + ": " + r.message);
-  }
+  if (!ok) return ProjectionFailure(t, "sample at");
   std::copy(projected_.begin(), projected_.end(), x.begin());
   return true;
 }

@@ -95,6 +95,8 @@ class InequalityRun {
                 std::unique_ptr<project::InequalityProjection> set);
   bool Fail(Termination reason, double t, std::string message);
   bool FlowFailure(double t, const std::string& where);
+  // Fails with kProjectionFailed: "<where> t = <t>: " and the projection's message.
+  bool ProjectionFailure(double t, const char* where);
   [[nodiscard]] project::InequalityProjectionOptions ProjectionOptions() const;
   [[nodiscard]] SwitchOptions LocationOptions(double t0, double t1) const;
   bool RecordSwitches(double t, const std::vector<bool>& before, std::vector<SwitchEvent>* events);
@@ -113,10 +115,13 @@ class InequalityRun {
   std::vector<double> step_mu_;     // projected steps: impulse / h of the last step
   std::vector<bool> step_set_;      // projected steps: the projection's active set
   std::vector<SwitchDirection> directions_;
+  // The projections' result, its vectors sized once (m) so that projecting allocates nothing.
+  project::InequalityProjectionResult projection_;
   ChatteringGuard guard_;
   std::uint64_t switches_ = 0;
   Status failure_;
-  // Set only during FindSwitch, for the indicator callback (which then captures `this` alone).
+  // Set only during FindSwitch, for the indicator callback: it then captures `this` and one
+  // bool, small enough for std::function's in-place buffer (no allocation per step).
   const integrate::Stepper* stepper_ = nullptr;
   integrate::OdeSystem* free_ = nullptr;
 };

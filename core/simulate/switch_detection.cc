@@ -24,32 +24,6 @@ std::string_view SwitchDirectionName(SwitchDirection direction) {
   return direction == SwitchDirection::kActivated ? "activated" : "deactivated";
 }
 
-double LocateSignChange(const std::function<double(double)>& g, double a, double b, double ga,
-                        double gb, const SwitchOptions& options) {
-  // Invariant: ga > 0 ≥ gb. Illinois halves the retained end's value when the same end is
-  // kept twice, which prevents regula falsi's one-sided stagnation.
-  int kept = 0;  // +1: a kept last time, −1: b kept last time
-  for (int iteration = 0; iteration < options.max_iterations; ++iteration) {
-    if (b - a <= options.time_tolerance) break;
-    double t = b - gb * (b - a) / (gb - ga);
-    // Stay strictly inside; fall back to bisection if the secant lands on an end.
-    if (!(t > a && t < b)) t = 0.5 * (a + b);
-    const double gt = g(t);
-    if (gt > 0.0) {
-      a = t;
-      ga = gt;
-      if (kept == -1) gb *= 0.5;
-      kept = -1;
-    } else {
-      b = t;
-      gb = gt;
-      if (kept == 1) ga *= 0.5;
-      kept = 1;
-    }
-  }
-  return b;
-}
-
 std::optional<SwitchEvent> FindEarliestSwitch(const Indicators& indicators, std::size_t count,
                                               std::span<const SwitchDirection> directions,
                                               double t0, double t1, const SwitchOptions& options,

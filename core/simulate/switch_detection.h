@@ -44,10 +44,36 @@ std::string_view SwitchDirectionName(SwitchDirection direction);  // "activated"
 // g ← the indicators at time t (one per constraint; a switch is g_i going from > 0 to ≤ 0).
 using Indicators = std::function<void(double t, std::span<double> g)>;
 
-// Root of a scalar g on [a, b] with g(a) > 0 ≥ g(b), by Illinois; returns a time in
-// [root, root + tolerance] where g ≤ 0 (the switched side).
-double LocateSignChange(const std::function<double(double)>& g, double a, double b, double ga,
-                        double gb, const SwitchOptions& options);
+// Root of a scalar g (any callable double(double)) on [a, b] with g(a) > 0 ≥ g(b), by
+// Illinois; returns a time in [root, root + tolerance] where g ≤ 0 (the switched side).
+// A template rather than a std::function: the caller's lambda captures more than a
+// std::function holds without allocating, and this runs inside the step loop.
+template <class G>
+double LocateSignChange(G&& g, double a, double b, double ga, double gb,
+                        const SwitchOptions& options) {
+  // Invariant: ga > 0 ≥ gb. Illinois halves the retained end's value when the same end is
+  // kept twice, which prevents regula falsi's one-sided stagnation.
+  int kept = 0;  // +1: a kept last time, −1: b kept last time
+  for (int iteration = 0; iteration < options.max_iterations; ++iteration) {
+    if (b - a <= options.time_tolerance) break;
+    double t = b - gb * (b - a) / (gb - ga);
+    // Stay strictly inside; fall back to bisection if the secant lands on an end.
+    if (!(t > a && t < b)) t = 0.5 * (a + b);
+    const double gt = g(t);
+    if (gt > 0.0) {
+      a = t;
+      ga = gt;
+      if (kept == -1) gb *= 0.5;
+      kept = -1;
+    } else {
+      b = t;
+      gb = gt;
+      if (kept == 1) ga *= 0.5;
+      kept = 1;
+    }
+  }
+  return b;
+}
 
 // The earliest switch in (t0, t1]. `directions[i]` says what a sign change of g_i means.
 // Indicators ≤ 0 already at t0 are ignored (no crossing inside the step). `work` holds at

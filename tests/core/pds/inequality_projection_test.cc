@@ -116,5 +116,54 @@ TEST(InequalityProjectionTest, DependentActiveGradientsAreReported) {
                             "dependent (LICQ violated)");
 }
 
+TEST(InequalityProjectionTest, NearlyParallelGradientsAreSingularOnlyAtRoundingLevel) {
+  // x ≥ 0 and x + δy ≥ 0 from x̃ = (−1, 0): both active, z = (0, 0), μ = (1, 0). The KKT
+  // matrix has a pivot of order δ against entries of order 1: δ = 1e-3 is far above the
+  // threshold 1000·4·ε ≈ 9e-13 and solves exactly, δ = 1e-14 is below it and is reported.
+  std::vector<double> z(2);
+  auto resolved = Make({"x", "x + 0.001*y"});
+  InequalityProjectionResult result = resolved->Project({{-1.0, 0.0}}, {}, z, {});
+  ASSERT_TRUE(result.ok()) << result.message;
+  EXPECT_NEAR(z[0], 0.0, 1e-15);
+  EXPECT_NEAR(z[1], 0.0, 1e-12);
+  EXPECT_NEAR(result.mu[0], 1.0, 1e-12);
+  auto parallel = Make({"x", "x + 1e-14*y"});
+  result = parallel->Project({{-1.0, 0.0}}, {}, z, {});
+  EXPECT_EQ(result.status, InequalityProjectionStatus::kSingularJacobian);
+}
+
+TEST(InequalityProjectionTest, ACallerOwnedResultIsResetAndMatchesAFreshOne) {
+  // One result reused across projections with different outcomes (both constraints active,
+  // none, one, a failure) must equal a fresh result every time: nothing stale survives.
+  auto quadrant = Make({"x", "y"});
+  const std::vector<std::vector<double>> points = {{-1.0, -2.0}, {0.5, 0.5}, {-1.0, 2.0}};
+  InequalityProjectionResult reused;
+  std::vector<double> z(2);
+  std::vector<double> z_fresh(2);
+  for (const std::vector<double>& x_tilde : points) {
+    EXPECT_TRUE(quadrant->Project(x_tilde, {}, z, {}, &reused));
+    const InequalityProjectionResult fresh = quadrant->Project(x_tilde, {}, z_fresh, {});
+    EXPECT_EQ(z, z_fresh);
+    EXPECT_EQ(reused.active, fresh.active);
+    EXPECT_EQ(reused.mu, fresh.mu);
+    EXPECT_EQ(reused.iterations, fresh.iterations);
+    EXPECT_EQ(reused.active_set_changes, fresh.active_set_changes);
+    EXPECT_EQ(reused.stationarity, fresh.stationarity);
+    EXPECT_TRUE(reused.message.empty());
+  }
+  auto twice = Make({"x", "2*x"});
+  EXPECT_FALSE(twice->Project({{-1.0, 0.0}}, {}, z, {}, &reused));
+  EXPECT_EQ(reused.status, InequalityProjectionStatus::kSingularJacobian);
+  // After a failure the next call starts clean; `active` may alias the result's own set.
+  std::vector<double> x_tilde = {-1.0, 3.0};
+  reused.active = {true, false};
+  EXPECT_TRUE(quadrant->ProjectOntoActive(x_tilde, {}, reused.active, z, {}, &reused))
+      << reused.message;
+  EXPECT_TRUE(reused.message.empty());
+  EXPECT_EQ(reused.active, (std::vector<bool>{true, false}));
+  EXPECT_EQ(z, (std::vector<double>{0.0, 3.0}));
+  EXPECT_EQ(reused.mu, (std::vector<double>{1.0, 0.0}));
+}
+
 }  // namespace
 }  // namespace tether::project

@@ -4,11 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <ostream>
 
 #include "core/simulate/pendulum_spec.h"
 #include "core/simulate/sim_helpers.h"
+#include "tether/model/registry.h"
 
 namespace {
 std::atomic<long> g_allocations{0};
@@ -61,6 +65,103 @@ INSTANTIATE_TEST_SUITE_P(Projectors, AllocationFree,
                          [](const auto& param_info) {
                            return std::string(simulate::ProjectionName(param_info.param));
                          });
+
+// Projected dynamical systems (issue 6) on the catalog's pds_half_plane: free until
+// t_a ≈ 0.845, sliding along y = 0 until ln 4 ≈ 1.386, free after. Between switches a step
+// (sliding or free, detected or projected) allocates nothing; a switch itself may (the
+// chattering guard's window, the event list).
+std::shared_ptr<const model::Model> HalfPlane() {
+  for (const model::CatalogEntry& entry : model::BuiltinCatalog()) {
+    model::ModelResult result = model::ParseModel(entry.json);
+    if (result.ok() && result.model->name == "pds_half_plane") return result.model;
+  }
+  ADD_FAILURE() << "catalog model 'pds_half_plane' not found";
+  return nullptr;
+}
+
+struct PdsCase {
+  const char* method;
+  bool switch_detection;
+};
+
+std::string PdsCaseName(const PdsCase& c) {
+  return std::string(c.method) + (c.switch_detection ? "_detected" : "_projected");
+}
+void PrintTo(const PdsCase& c, std::ostream* os) { *os << PdsCaseName(c); }
+
+simulate::Setup HalfPlaneSetup(const PdsCase& c, double step) {
+  simulate::Setup setup;
+  setup.model = HalfPlane();
+  setup.options.method = c.method;
+  setup.options.step = step;  // rk4; dp5 picks its own steps (rtol 1e-8)
+  setup.options.switch_detection = c.switch_detection;
+  setup.options.t_end = 2.0;
+  setup.options.output_interval = 0.01;  // interpolated, projected samples inside steps too
+  return setup;
+}
+
+// Advances sample by sample until a sample at t ≥ t_stop; false if the run ended first.
+bool AdvanceTo(simulate::Simulation& sim, const std::function<void(const simulate::Sample&)>& sink,
+               const double& last_t, double t_stop) {
+  while (last_t < t_stop) {
+    if (sim.Advance(1, sink).reason != simulate::Termination::kRunning) return false;
+  }
+  return true;
+}
+
+class PdsAllocationFree : public ::testing::TestWithParam<PdsCase> {};
+
+TEST_P(PdsAllocationFree, SlidingAndFreeStretchesDoNotAllocate) {
+  auto sim = CreateOrFail(HalfPlaneSetup(GetParam(), 1e-3));
+  ASSERT_TRUE(sim);
+  double last_t = -1.0;
+  double active = 0.0;
+  const std::size_t active_column = Column(*sim, "active_1");
+  const std::function<void(const simulate::Sample&)> sink = [&](const simulate::Sample& s) {
+    last_t = s.t;
+    active = s.values[active_column];
+  };
+  ASSERT_TRUE(AdvanceTo(*sim, sink, last_t, 0.9));  // warm-up, through the activation
+  EXPECT_EQ(active, 1.0) << "t = " << last_t << ": not sliding";
+  long before = g_allocations.load();
+  ASSERT_TRUE(AdvanceTo(*sim, sink, last_t, 1.3));
+  EXPECT_EQ(g_allocations.load() - before, 0) << "allocations while sliding, t in [0.9, 1.3]";
+  EXPECT_EQ(active, 1.0) << "t = " << last_t << ": not sliding";
+  ASSERT_TRUE(AdvanceTo(*sim, sink, last_t, 1.5));  // through the deactivation at ln 4
+  EXPECT_EQ(active, 0.0) << "t = " << last_t << ": still sliding";
+  before = g_allocations.load();
+  ASSERT_TRUE(AdvanceTo(*sim, sink, last_t, 1.95));
+  EXPECT_EQ(g_allocations.load() - before, 0) << "allocations moving freely, t in [1.5, 1.95]";
+  EXPECT_EQ(active, 0.0) << "t = " << last_t;
+}
+
+// Not a timing assertion: prints the rate of rk4 steps along the constraint (h = 1e-6,
+// t 0.9 → 1.3: 400 000 steps), so a change in the per-step cost of sliding shows in the log.
+TEST(PdsStepRate, Rk4SlidingStepsPerSecond) {
+  for (const bool detecting : {true, false}) {
+    const PdsCase c{"rk4", detecting};
+    auto sim = CreateOrFail(HalfPlaneSetup(c, 1e-6));
+    ASSERT_TRUE(sim);
+    double last_t = -1.0;
+    const std::function<void(const simulate::Sample&)> sink = [&](const simulate::Sample& s) {
+      last_t = s.t;
+    };
+    ASSERT_TRUE(AdvanceTo(*sim, sink, last_t, 0.9));
+    const std::uint64_t steps = sim->statistics().steps;
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_TRUE(AdvanceTo(*sim, sink, last_t, 1.3));
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    const auto taken = static_cast<double>(sim->statistics().steps - steps);
+    EXPECT_GT(taken, 3.9e5);
+    std::printf("pds_half_plane %s sliding t 0.9 -> 1.3: %.0f steps in %.3f s = %.3g steps/s\n",
+                PdsCaseName(c).c_str(), taken, elapsed.count(), taken / elapsed.count());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(PdsHalfPlane, PdsAllocationFree,
+                         ::testing::Values(PdsCase{"rk4", true}, PdsCase{"dp5", true},
+                                           PdsCase{"rk4", false}, PdsCase{"dp5", false}),
+                         [](const auto& param_info) { return PdsCaseName(param_info.param); });
 
 }  // namespace
 }  // namespace tether::testing
