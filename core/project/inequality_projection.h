@@ -108,7 +108,8 @@ class InequalityProjection {
 
  private:
   InequalityProjection() = default;
-  // result ← converged, no iterations, A = ∅, μ = 0 (within its capacity); w_inverse_ ← W⁻¹.
+  // result ← converged, no iterations, μ = 0 (within its capacity; the caller sets A);
+  // w_inverse_ ← W⁻¹.
   void Start(std::span<const double> weights, InequalityProjectionResult* result);
   // Newton on F(z, μ_A) = 0 from z and the multipliers in result->mu.
   bool SolveActive(std::span<const double> x_tilde, std::span<double> z,
