@@ -33,6 +33,8 @@ v1::ColumnKind KindToProto(simulate::ColumnKind kind) {
     case simulate::ColumnKind::kMultiplier: return v1::COLUMN_KIND_MULTIPLIER;
     case simulate::ColumnKind::kAlgebraic: return v1::COLUMN_KIND_ALGEBRAIC;
     case simulate::ColumnKind::kOutput: return v1::COLUMN_KIND_OUTPUT;
+    case simulate::ColumnKind::kInequalityMultiplier: return v1::COLUMN_KIND_INEQUALITY_MULTIPLIER;
+    case simulate::ColumnKind::kActive: return v1::COLUMN_KIND_ACTIVE;
   }
   return v1::COLUMN_KIND_UNSPECIFIED;
 }
@@ -46,29 +48,6 @@ void Violation(std::vector<FieldViolation>* violations, std::string field, int v
 std::string_view StripPrefix(std::string_view name, std::string_view prefix) {
   if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
   return name;
-}
-
-std::vector<simulate::Column> DefaultColumns(const model::Model& model) {
-  std::vector<simulate::Column> columns;
-  if (model.form == model::Form::kMechanical) {
-    for (const model::Variable* v : model.states()) {
-      columns.push_back({v->name, v->unit, simulate::ColumnKind::kState});
-    }
-    for (std::size_t i = 0; i < model.constraints.size(); ++i) {
-      columns.push_back({"lambda_" + std::to_string(i + 1), "", simulate::ColumnKind::kMultiplier});
-    }
-  } else {
-    for (const model::Variable& v : model.differential) {
-      columns.push_back({v.name, v.unit, simulate::ColumnKind::kState});
-    }
-    for (const model::Variable& v : model.algebraic) {
-      columns.push_back({v.name, v.unit, simulate::ColumnKind::kAlgebraic});
-    }
-  }
-  for (const model::Output& o : model.outputs) {
-    columns.push_back({o.name, o.unit, simulate::ColumnKind::kOutput});
-  }
-  return columns;
 }
 
 v1::Model ModelToProto(const model::Model& model, bool builtin,
@@ -94,6 +73,7 @@ v1::Model ModelToProto(const model::Model& model, bool builtin,
     parameter->set_default_value(p.value);
   }
   for (const std::string& name : model.constraint_names) out.add_invariants(name);
+  for (const expr::Expr& c : model.inequalities) out.add_inequalities(model.context->ToString(c));
   for (const simulate::Column& c : columns) ColumnToProto(c, out.add_columns());
   if (model.t_end) out.set_suggested_t_end(*model.t_end);
   if (model.output_interval) out.set_suggested_output_interval(*model.output_interval);
@@ -116,6 +96,8 @@ void StatisticsToProto(const simulate::Statistics& s, v1::Statistics* out) {
   out->set_max_residual_position(s.max_residual_position);
   out->set_max_residual_velocity(s.max_residual_velocity);
   out->set_cpu_seconds(s.cpu_seconds);
+  out->set_switches(s.switches);
+  out->set_max_residual_inequality(s.max_residual_inequality);
 }
 
 void InitializationToProto(const simulate::InitializationReport& report,
@@ -160,6 +142,10 @@ void OptionsToProto(const simulate::Options& o, v1::SimulationOptions* out) {
   out->set_t_end(o.t_end);
   out->set_max_steps(o.max_steps);
   out->set_error_control(o.error_control);
+  out->set_switch_detection(o.switch_detection);
+  out->set_switch_tolerance(o.switch_tolerance);
+  out->set_max_switches(o.max_switches);
+  out->set_chattering_window(o.chattering_window);
 }
 
 simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::Model& model,
@@ -213,6 +199,10 @@ simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::
   o.t_end = p.has_t_end() ? p.t_end() : model.t_end.value_or(o.t_end);
   if (p.has_max_steps()) o.max_steps = p.max_steps();
   if (p.has_error_control()) o.error_control = p.error_control();
+  if (p.has_switch_detection()) o.switch_detection = p.switch_detection();
+  if (p.has_switch_tolerance()) o.switch_tolerance = p.switch_tolerance();
+  if (p.has_max_switches()) o.max_switches = p.max_switches();
+  if (p.has_chattering_window()) o.chattering_window = p.chattering_window();
   return o;
 }
 

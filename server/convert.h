@@ -22,12 +22,9 @@ inline constexpr std::string_view kSessionPrefix = "sessions/";
 // "models/pendulum" or "pendulum" → "pendulum"; likewise for sessions.
 std::string_view StripPrefix(std::string_view name, std::string_view prefix);
 
-// The model resource; `columns` are the ones a session streams (see StreamColumns).
+// The model resource; `columns` are the ones a session streams (simulate::DefaultColumns).
 v1::Model ModelToProto(const model::Model& model, bool builtin,
                        const std::vector<simulate::Column>& columns);
-// The columns a session of `model` streams, derived from the spec the way the core orders
-// them: states (q, v or x), multipliers lambda_1..m (mechanical) or algebraic y, outputs.
-std::vector<simulate::Column> DefaultColumns(const model::Model& model);
 
 void ColumnToProto(const simulate::Column& column, v1::Column* out);
 void StatisticsToProto(const simulate::Statistics& statistics, v1::Statistics* out);

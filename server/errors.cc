@@ -83,12 +83,12 @@ v1::Termination TerminationToProto(simulate::Termination reason) {
     case Termination::kNonFinite: return v1::TERMINATION_NON_FINITE;
     case Termination::kStepLimit: return v1::TERMINATION_STEP_LIMIT;
     case Termination::kCancelled: return v1::TERMINATION_CANCELLED;
+    case Termination::kChattering: return v1::TERMINATION_CHATTERING;
   }
   return v1::TERMINATION_UNSPECIFIED;
 }
 
-grpc::Status TerminationStatus(const simulate::Status& status, double residual_position,
-                               double residual_velocity) {
+grpc::Status TerminationStatus(const simulate::Status& status, const Residuals& last) {
   using simulate::Termination;
   grpc::StatusCode code = grpc::StatusCode::ABORTED;
   switch (status.reason) {
@@ -104,6 +104,7 @@ grpc::Status TerminationStatus(const simulate::Status& status, double residual_p
     case Termination::kSingularConstraints:
     case Termination::kStepSizeUnderflow:
     case Termination::kNonFinite:
+    case Termination::kChattering:
       code = grpc::StatusCode::ABORTED;
       break;
   }
@@ -111,11 +112,12 @@ grpc::Status TerminationStatus(const simulate::Status& status, double residual_p
                             ? std::string(simulate::TerminationName(status.reason)) + " at t = " +
                                   FormatDouble(status.t)
                             : status.message;
+  std::map<std::string, std::string> metadata{{"t", FormatDouble(status.t)},
+                                              {"residual_position", FormatDouble(last.position)},
+                                              {"residual_velocity", FormatDouble(last.velocity)}};
+  if (last.inequality) metadata["residual_inequality"] = FormatDouble(*last.inequality);
   return ErrorWithInfo(code, std::move(message),
-                       UpperReason(simulate::TerminationName(status.reason)),
-                       {{"t", FormatDouble(status.t)},
-                        {"residual_position", FormatDouble(residual_position)},
-                        {"residual_velocity", FormatDouble(residual_velocity)}});
+                       UpperReason(simulate::TerminationName(status.reason)), metadata);
 }
 
 std::string FormatDouble(double value) {

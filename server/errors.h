@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,12 +43,21 @@ std::vector<FieldViolation> SetupViolations(const std::vector<simulate::SetupPro
 
 v1::Termination TerminationToProto(simulate::Termination reason);
 
+// A sample's residuals (simulate::Sample), as a stream's summary and ErrorInfo report them.
+struct Residuals {
+  double position = 0.0;
+  double velocity = 0.0;
+  std::optional<double> inequality;  // set iff the model has inequalities
+};
+
 // The final status of a stream that ended with `status` (the one mapping, shared/DESIGN.md §4):
 //   kReachedEnd → OK; kCancelled → CANCELLED; kStepLimit → RESOURCE_EXHAUSTED;
-//   kProjectionFailed, kSingularConstraints, kStepSizeUnderflow, kNonFinite → ABORTED;
-// every non-OK one with ErrorInfo{reason "PROJECTION_FAILED" …, metadata t and residuals}.
-grpc::Status TerminationStatus(const simulate::Status& status, double residual_position,
-                               double residual_velocity);
+//   kProjectionFailed, kSingularConstraints, kStepSizeUnderflow, kNonFinite, kChattering →
+//   ABORTED;
+// every non-OK one with ErrorInfo{reason "PROJECTION_FAILED" …, metadata t and the residuals of
+// the last good sample: residual_position, residual_velocity and, for models with inequalities,
+// residual_inequality}.
+grpc::Status TerminationStatus(const simulate::Status& status, const Residuals& last);
 
 // "1.5e-09": shortest text that reads back as the same double.
 std::string FormatDouble(double value);

@@ -86,12 +86,14 @@ grpc::Status OneShotRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
     return s;
   }
   const auto& all = simulation_->columns();
-  if (grpc::Status s = ColumnSelection::Make(all, request_.columns(), &selection_); !s.ok()) {
+  ColumnSelection selection;
+  if (grpc::Status s = ColumnSelection::Make(all, request_.columns(), &selection); !s.ok()) {
     return s;
   }
+  selection.FillHeader(all, header);
+  writer_ = SampleWriter(simulation_->model(), std::move(selection));
   t_start_ = simulation_->time();
   t_end_ = simulation_->options().t_end;
-  selection_.FillHeader(all, header);
   header->set_first_sample_index(0);
   header->set_t_start(t_start_);
   header->set_t_end(t_end_);
@@ -104,16 +106,7 @@ simulate::Status OneShotRun::Next(std::size_t max_samples, v1::Frame* frame) {
   frame->set_first_sample_index(simulation_->next_sample_index());
   // Nothing is kept, so a cancellation may cut the frame short: the flag is polled per step.
   const simulate::Status status = simulation_->Advance(
-      max_samples,
-      [&](const simulate::Sample& s) {
-        frame->add_t(s.t);
-        selection_.AppendRow(s.values, frame);
-        frame->add_residual_position(s.residual_position);
-        frame->add_residual_velocity(s.residual_velocity);
-        last_residual_position_ = s.residual_position;
-        last_residual_velocity_ = s.residual_velocity;
-      },
-      cancel_);
+      max_samples, [&](const simulate::Sample& s) { writer_.Append(s, frame); }, cancel_);
   samples_sent_ += static_cast<std::uint64_t>(frame->t_size());
   SetProgress(t_start_, t_end_, samples_sent_,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count(),
@@ -130,8 +123,9 @@ grpc::Status OneShotRun::Summarize(const simulate::Status& end, v1::StreamSummar
   StatisticsToProto(statistics, summary->mutable_statistics());
   summary->set_max_residual_position(statistics.max_residual_position);
   summary->set_max_residual_velocity(statistics.max_residual_velocity);
+  summary->set_max_residual_inequality(statistics.max_residual_inequality);
   summary->set_samples_sent(samples_sent_);
-  return TerminationStatus(end, last_residual_position_, last_residual_velocity_);
+  return TerminationStatus(end, writer_.last());
 }
 
 }  // namespace tether::server

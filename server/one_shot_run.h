@@ -31,12 +31,10 @@ class OneShotRun final : public RunSource {
   std::uint64_t max_steps_;
   const std::atomic<bool>* cancel_ = nullptr;
   std::unique_ptr<simulate::Simulation> simulation_;
-  ColumnSelection selection_;
+  SampleWriter writer_;
   double t_start_ = 0.0;
   double t_end_ = 0.0;
   std::uint64_t samples_sent_ = 0;
-  double last_residual_position_ = 0.0;
-  double last_residual_velocity_ = 0.0;
   std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
 };
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
 
 #include "convert.h"
 #include "errors.h"
@@ -45,6 +48,59 @@ void ColumnSelection::FillHeader(const std::vector<simulate::Column>& all,
 
 void ColumnSelection::AppendRow(std::span<const double> row, v1::Frame* frame) const {
   for (std::size_t i : indices_) frame->add_values(row[i]);
+}
+
+SampleWriter::SampleWriter(const model::Model& model, ColumnSelection selection)
+    : selection_(std::move(selection)) {
+  for (std::size_t i = 0; i < model.inequalities.size(); ++i) {
+    // Bounded like the core's own diagnostics: an event message is one line.
+    constexpr std::size_t kMaxExpressionText = 60;
+    inequalities_.push_back("inequalities[" + std::to_string(i) + "] (" +
+                            model.context->ToString(model.inequalities[i], kMaxExpressionText) +
+                            " >= 0)");
+  }
+  if (!inequalities_.empty()) {
+    max_.inequality = 0.0;
+    last_.inequality = 0.0;
+  }
+}
+
+void SampleWriter::Append(const simulate::Sample& s, v1::Frame* frame) {
+  frame->add_t(s.t);
+  selection_.AppendRow(s.values, frame);
+  frame->add_residual_position(s.residual_position);
+  frame->add_residual_velocity(s.residual_velocity);
+  last_.position = s.residual_position;
+  last_.velocity = s.residual_velocity;
+  max_.position = std::max(max_.position, s.residual_position);
+  max_.velocity = std::max(max_.velocity, s.residual_velocity);
+  if (inequalities_.empty()) return;
+  frame->add_residual_inequality(s.residual_inequality);
+  last_.inequality = s.residual_inequality;
+  max_.inequality = std::max(*max_.inequality, s.residual_inequality);
+  for (const simulate::SwitchEvent& e : s.events) {
+    if (e.constraint >= inequalities_.size()) {
+      // simulation.h: SwitchEvent::constraint indexes model.inequalities.
+      std::fprintf(stderr, "tether-server: internal error: switch of inequality %zu, model has %zu\n",
+                   e.constraint, inequalities_.size());
+      std::abort();
+    }
+    const std::string& name = inequalities_[e.constraint];
+    v1::Event* event = AddEvent(
+        frame, s.index, e.t, e.activated ? v1::EVENT_KIND_ACTIVATED : v1::EVENT_KIND_DEACTIVATED,
+        name + (e.activated ? " activated" : " deactivated") + " at t = " + FormatDouble(e.t));
+    event->set_constraint(static_cast<std::uint32_t>(e.constraint));
+  }
+}
+
+v1::Event* AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKind kind,
+                    std::string message) {
+  v1::Event* event = frame->add_events();
+  event->set_sample_index(index);
+  event->set_t(t);
+  event->set_kind(kind);
+  event->set_message(std::move(message));
+  return event;
 }
 
 void SetProgress(double t_start, double t_end, std::uint64_t samples_sent, double wall_seconds,

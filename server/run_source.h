@@ -11,6 +11,8 @@
 #include <google/protobuf/repeated_ptr_field.h>
 #include <grpcpp/support/status.h>
 
+#include "errors.h"
+#include "tether/model/model.h"
 #include "tether/simulate/simulation.h"
 #include "tether/v1/simulation_service.pb.h"
 
@@ -48,6 +50,31 @@ class ColumnSelection {
  private:
   std::vector<std::size_t> indices_;
 };
+
+// Writes a stream's samples into its frames — the selected columns, the residuals, one
+// ACTIVATED/DEACTIVATED event per switch — and keeps the largest and the last residuals sent.
+class SampleWriter {
+ public:
+  SampleWriter() = default;
+  // `model` names the inequalities in the switch events' messages. A model without
+  // inequalities gets no residual_inequality entries (its frames are as before issue 6).
+  SampleWriter(const model::Model& model, ColumnSelection selection);
+
+  void Append(const simulate::Sample& sample, v1::Frame* frame);
+
+  [[nodiscard]] const Residuals& max() const { return max_; }
+  [[nodiscard]] const Residuals& last() const { return last_; }
+
+ private:
+  ColumnSelection selection_;
+  std::vector<std::string> inequalities_;  // "inequalities[i] (c_i >= 0)", for event messages
+  Residuals max_;
+  Residuals last_;
+};
+
+// Appends an event at sample `index` (time t) and returns it.
+v1::Event* AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKind kind,
+                    std::string message);
 
 // Fills Frame.progress.
 void SetProgress(double t_start, double t_end, std::uint64_t samples_sent, double wall_seconds,

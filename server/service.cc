@@ -122,32 +122,8 @@ ServiceState::ServiceState(const ServerConfig& config_in)
 
 // ---- models ----------------------------------------------------------------------------------
 
-std::vector<simulate::Column> SimulationService::ColumnsOf(
-    const std::shared_ptr<const model::Model>& model) {
-  {
-    std::lock_guard lock(state_->columns_mutex);
-    const auto it = state_->columns.find(model->name);
-    if (it != state_->columns.end()) return it->second;
-  }
-  // The authoritative order is the core's: a default run of the model tells it.
-  simulate::Setup setup;
-  setup.model = model;
-  simulate::CreateResult created = simulate::Simulation::Create(setup);
-  std::vector<simulate::Column> columns =
-      created.simulation ? created.simulation->columns() : DefaultColumns(*model);
-  std::lock_guard lock(state_->columns_mutex);
-  state_->columns[model->name] = columns;
-  return columns;
-}
-
-void SimulationService::ForgetColumns(std::string_view model_name) {
-  std::lock_guard lock(state_->columns_mutex);
-  const auto it = state_->columns.find(model_name);
-  if (it != state_->columns.end()) state_->columns.erase(it);
-}
-
 v1::Model SimulationService::Describe(const model::ModelRegistry::Entry& entry) {
-  return ModelToProto(*entry.model, entry.builtin, ColumnsOf(entry.model));
+  return ModelToProto(*entry.model, entry.builtin, simulate::DefaultColumns(*entry.model));
 }
 
 grpc::Status SimulationService::DoListModels(const v1::ListModelsRequest& request,
@@ -202,7 +178,6 @@ grpc::Status SimulationService::DoRegisterModel(const v1::RegisterModelRequest& 
   model::RegistryResult result = state_->registry.Register(request.spec_json());
   switch (result.status) {
     case model::RegistryStatus::kOk:
-      ForgetColumns(result.model->name);
       *response = Describe({result.model, false});
       return grpc::Status::OK;
     case model::RegistryStatus::kInvalid:
@@ -232,7 +207,6 @@ grpc::Status SimulationService::DoDeleteModel(const v1::DeleteModelRequest& requ
   model::RegistryResult result = state_->registry.Remove(name);
   switch (result.status) {
     case model::RegistryStatus::kOk:
-      ForgetColumns(name);
       return grpc::Status::OK;
     case model::RegistryStatus::kReadOnly:
       return Error(grpc::StatusCode::FAILED_PRECONDITION,

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <atomic>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -33,9 +32,6 @@ struct ServiceState {
 
   std::mutex streams_mutex;
   std::set<StateStream*> streams;  // open streams, for Shutdown's abort
-
-  std::mutex columns_mutex;
-  std::map<std::string, std::vector<simulate::Column>, std::less<>> columns;  // by model name
 };
 
 class SimulationService final : public v1::SimulationService::CallbackService {
@@ -90,9 +86,7 @@ class SimulationService final : public v1::SimulationService::CallbackService {
   grpc::Status DoForkSession(const v1::ForkSessionRequest& request, v1::Session* response);
   grpc::Status DoDeleteSession(const v1::DeleteSessionRequest& request);
 
-  // The columns a session of `model` streams (cached; derived by a default Create).
-  std::vector<simulate::Column> ColumnsOf(const std::shared_ptr<const model::Model>& model);
-  void ForgetColumns(std::string_view model_name);
+  // The model resource, with the columns its sessions stream (simulate::DefaultColumns).
   v1::Model Describe(const model::ModelRegistry::Entry& entry);
   // Admits a new stream (limits, draining) or returns why not.
   grpc::Status AdmitStream(std::size_t frame_samples_requested, double realtime_factor,

@@ -36,13 +36,8 @@ std::size_t ReplayHistory::Copy(std::uint64_t index, std::size_t count, std::siz
   std::size_t copied = 0;
   for (const SampleBlock& block : blocks_) {
     while (copied < count && index >= block.first_index && index < block.end_index()) {
-      const std::size_t row = static_cast<std::size_t>(index - block.first_index);
-      out->t.push_back(block.t[row]);
-      out->values.insert(out->values.end(),
-                         block.values.begin() + static_cast<std::ptrdiff_t>(row * columns),
-                         block.values.begin() + static_cast<std::ptrdiff_t>((row + 1) * columns));
-      out->residual_position.push_back(block.residual_position[row]);
-      out->residual_velocity.push_back(block.residual_velocity[row]);
+      out->inequalities = block.inequalities;
+      out->Append(block.Row(static_cast<std::size_t>(index - block.first_index), columns));
       ++index;
       ++copied;
     }

@@ -17,25 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "errors.h"
+#include "sample_block.h"
 #include "tether/simulate/simulation.h"
 #include "tether/v1/simulation_service.pb.h"
 
 namespace tether::server {
-
-// Samples over all columns, as a Frame without column selection.
-struct SampleBlock {
-  std::uint64_t first_index = 0;
-  std::vector<double> t;
-  std::vector<double> values;  // row-major, t.size() × columns
-  std::vector<double> residual_position;
-  std::vector<double> residual_velocity;
-
-  [[nodiscard]] std::uint64_t end_index() const { return first_index + t.size(); }
-  [[nodiscard]] std::size_t bytes() const {
-    return sizeof(double) * (t.size() + values.size() + residual_position.size() +
-                             residual_velocity.size());
-  }
-};
 
 // The most recent computed blocks of a session (at most `max_bytes` of them, but always the
 // newest), so a stream can start at an index a broken stream computed but the client may not
@@ -90,8 +77,7 @@ struct Session {
   std::vector<double> values;
   simulate::Statistics statistics;
   simulate::Options options;
-  double last_residual_position = 0.0;
-  double last_residual_velocity = 0.0;
+  Residuals last_residuals;  // of the last computed sample, for a failed stream's ErrorInfo
 
   // Marks the session used now (renews expire_time).
   void Touch();

@@ -36,9 +36,12 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
   simulate::Simulation& sim = *session_->simulation;
   const std::vector<simulate::Column>& all = sim.columns();
   columns_ = all.size();
-  if (grpc::Status s = ColumnSelection::Make(all, request_.columns(), &selection_); !s.ok()) {
+  ColumnSelection selection;
+  if (grpc::Status s = ColumnSelection::Make(all, request_.columns(), &selection); !s.ok()) {
     return s;
   }
+  selection.FillHeader(all, header);
+  writer_ = SampleWriter(sim.model(), std::move(selection));
   const std::uint64_t next = sim.next_sample_index();
   const std::uint64_t begin = session_->history.begin_index(next);
   const std::uint64_t start =
@@ -60,7 +63,6 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
   session_->last_used = Session::Clock::now();
 
   header->set_session(name);
-  selection_.FillHeader(all, header);
   header->set_first_sample_index(start);
   header->set_t_start(t_start_);
   header->set_t_end(t_end_);
@@ -118,14 +120,7 @@ std::size_t SessionRun::Replay(std::size_t max_samples, v1::Frame* frame) {
                            columns_, &block);
   }
   frame->set_first_sample_index(replay_next_);
-  for (std::size_t i = 0; i < block.t.size(); ++i) {
-    frame->add_t(block.t[i]);
-    selection_.AppendRow(std::span<const double>(block.values).subspan(i * columns_, columns_), frame);
-    frame->add_residual_position(block.residual_position[i]);
-    frame->add_residual_velocity(block.residual_velocity[i]);
-    max_residual_position_ = std::max(max_residual_position_, block.residual_position[i]);
-    max_residual_velocity_ = std::max(max_residual_velocity_, block.residual_velocity[i]);
-  }
+  for (std::size_t i = 0; i < block.t.size(); ++i) writer_.Append(block.Row(i, columns_), frame);
   if (!block.t.empty() && replay_next_ == first_index_) {
     AddEvent(frame, replay_next_, block.t[0], v1::EVENT_KIND_REPLAYED,
              "re-sending " + std::to_string(replay_end_ - replay_next_) +
@@ -140,24 +135,16 @@ std::size_t SessionRun::Replay(std::size_t max_samples, v1::Frame* frame) {
 simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) {
   simulate::Simulation& sim = *session_->simulation;
   SampleBlock block;
-  block.first_index = sim.next_sample_index();
-  frame->set_first_sample_index(block.first_index);
+  block.inequalities = !sim.model().inequalities.empty();
+  frame->set_first_sample_index(sim.next_sample_index());
   std::optional<std::uint64_t> updated_at;
   {
     std::lock_guard lock(session_->mutex);
     updated_at = session_->updated_at;
   }
   const simulate::Status status = sim.Advance(max_samples, [&](const simulate::Sample& s) {
-    block.t.push_back(s.t);
-    block.values.insert(block.values.end(), s.values.begin(), s.values.end());
-    block.residual_position.push_back(s.residual_position);
-    block.residual_velocity.push_back(s.residual_velocity);
-    frame->add_t(s.t);
-    selection_.AppendRow(s.values, frame);
-    frame->add_residual_position(s.residual_position);
-    frame->add_residual_velocity(s.residual_velocity);
-    max_residual_position_ = std::max(max_residual_position_, s.residual_position);
-    max_residual_velocity_ = std::max(max_residual_velocity_, s.residual_velocity);
+    block.Append(s);
+    writer_.Append(s, frame);
     if (s.index == first_index_ && s.index > 0) {
       AddEvent(frame, s.index, s.t, v1::EVENT_KIND_RESUMED, "continuing the session");
     }
@@ -171,8 +158,7 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
   samples_sent_ += block.t.size();
   std::lock_guard lock(session_->mutex);
   if (!block.t.empty()) {
-    session_->last_residual_position = block.residual_position.back();
-    session_->last_residual_velocity = block.residual_velocity.back();
+    session_->last_residuals = writer_.last();
     if (updated_at && *updated_at < block.end_index()) session_->updated_at.reset();
   }
   session_->history.Append(std::move(block));
@@ -188,15 +174,6 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
   return status;
 }
 
-void SessionRun::AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKind kind,
-                          std::string message) {
-  v1::Event* event = frame->add_events();
-  event->set_sample_index(index);
-  event->set_t(t);
-  event->set_kind(kind);
-  event->set_message(std::move(message));
-}
-
 void SessionRun::Delivered(const v1::Frame& frame) {
   std::lock_guard lock(session_->mutex);
   const std::uint64_t end = frame.first_sample_index() + static_cast<std::uint64_t>(frame.t_size());
@@ -210,11 +187,12 @@ grpc::Status SessionRun::Summarize(const simulate::Status& end, v1::StreamSummar
   summary->set_t(session_->t);
   summary->set_next_sample_index(session_->next_index);
   StatisticsToProto(session_->statistics, summary->mutable_statistics());
-  summary->set_max_residual_position(max_residual_position_);
-  summary->set_max_residual_velocity(max_residual_velocity_);
+  summary->set_max_residual_position(writer_.max().position);
+  summary->set_max_residual_velocity(writer_.max().velocity);
+  summary->set_max_residual_inequality(writer_.max().inequality.value_or(0.0));
   summary->set_samples_sent(samples_sent_);
   if (limit_reached_) return Error(grpc::StatusCode::RESOURCE_EXHAUSTED, end.message);
-  return TerminationStatus(end, session_->last_residual_position, session_->last_residual_velocity);
+  return TerminationStatus(end, session_->last_residuals);
 }
 
 void SessionRun::End(const simulate::Status& end) {

@@ -27,14 +27,12 @@ class SessionRun final : public RunSource {
   grpc::Status ApplyHorizon(v1::StreamHeader* header);
   std::size_t Replay(std::size_t max_samples, v1::Frame* frame);
   simulate::Status Advance(std::size_t max_samples, v1::Frame* frame);
-  void AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKind kind,
-                std::string message);
 
   std::shared_ptr<Session> session_;
   v1::StreamStatesRequest request_;
   std::uint64_t max_steps_per_stream_;
   const std::atomic<bool>* cancel_ = nullptr;
-  ColumnSelection selection_;
+  SampleWriter writer_;
   std::size_t columns_ = 0;            // all columns of the run
   std::uint64_t replay_next_ = 0;      // next sample to replay from the history
   std::uint64_t replay_end_ = 0;       // one past the last replayable sample
@@ -45,8 +43,6 @@ class SessionRun final : public RunSource {
   double t_start_ = 0.0;
   double t_end_ = 0.0;
   std::uint64_t samples_sent_ = 0;
-  double max_residual_position_ = 0.0;
-  double max_residual_velocity_ = 0.0;
   std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
 };
 

@@ -7,6 +7,7 @@ has a deadline and every loop a bound, so nothing can hang.
 """
 import argparse
 import json
+import math
 import os
 import signal
 import subprocess
@@ -154,6 +155,33 @@ class CrossLanguageTest(unittest.TestCase):
         with self.assertRaises(self.grpc.RpcError) as error:
             self.stub.GetSession(pb.GetSessionRequest(name=session.name), timeout=DEADLINE)
         self.assertEqual(error.exception.code(), self.grpc.StatusCode.NOT_FOUND)
+
+    def test_half_plane_streams_its_switches(self):
+        """models/pds_half_plane: the point reaches the edge y = 0 at t_a ~ 0.845 (ACTIVATED), slides
+        along it and leaves at t_d = ln 4 (DEACTIVATED); each event sits at a sample of its own t."""
+        pb = self.pb
+        events, times, inequality = [], {}, []
+        for chunk in self.stub.Simulate(pb.SimulateRequest(model="models/pds_half_plane"),
+                                        timeout=DEADLINE):
+            if chunk.WhichOneof("chunk") != "frame":
+                continue
+            f = chunk.frame
+            for i, t in enumerate(f.t):
+                times[f.first_sample_index + i] = t
+            inequality.extend(f.residual_inequality)
+            events.extend(e for e in f.events
+                          if e.kind in (pb.EVENT_KIND_ACTIVATED, pb.EVENT_KIND_DEACTIVATED))
+        self.assertEqual([e.kind for e in events],
+                         [pb.EVENT_KIND_ACTIVATED, pb.EVENT_KIND_DEACTIVATED])
+        for e in events:
+            self.assertTrue(e.HasField("constraint"))
+            self.assertEqual(e.constraint, 0)
+            self.assertEqual(times[e.sample_index], e.t)
+        # Location error <= rtol-scale (1e-8) over the switch rates (0.42 and 1); 1e-6 is ample.
+        self.assertAlmostEqual(events[1].t, math.log(4.0), delta=1e-6)
+        self.assertEqual(len(inequality), len(times))
+        # c = y has unit scale and the projection stops at |c| <= 1e-12 (see RESIDUAL_TOLERANCE).
+        self.assertLessEqual(max(inequality), RESIDUAL_TOLERANCE)
 
     def test_bad_spec_lists_problems(self):
         with self.assertRaises(self.grpc.RpcError) as error:

@@ -37,25 +37,8 @@ constexpr const char* kOscillatorSpec = R"({
   "simulation": {"t_end": 1, "output_interval": 0.1}
 })";
 
-class ServiceTest : public ::testing::Test {
+class ServiceTest : public ServerFixture {
  protected:
-  void SetUp() override { Restart(TestConfig()); }
-
-  void Restart(const ServerConfig& config) {
-    stub_.reset();
-    server_.reset();
-    std::string error;
-    server_ = Server::Start(config, &error);
-    ASSERT_NE(server_, nullptr) << error;
-    stub_ = v1::SimulationService::NewStub(server_->InProcessChannel());
-  }
-
-  grpc::Status CreateSession(const v1::CreateSessionRequest& request, v1::Session* session) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    return stub_->CreateSession(&context, request, session);
-  }
-
   v1::Session MustCreate(const std::string& model, const std::string& id, double t_end = 1.0) {
     v1::CreateSessionRequest request;
     request.set_model("models/" + model);
@@ -76,31 +59,6 @@ class ServiceTest : public ::testing::Test {
     v1::Model ignored;
     return stub_->RegisterModel(&context, request, model != nullptr ? model : &ignored);
   }
-
-  v1::Session Get(const std::string& name, grpc::Status* status = nullptr) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    v1::GetSessionRequest request;
-    request.set_name(name);
-    v1::Session session;
-    const grpc::Status s = stub_->GetSession(&context, request, &session);
-    if (status != nullptr) *status = s;
-    return session;
-  }
-
-  // Polls (bounded) until the session's stream has been released by the server.
-  v1::Session WaitNotRunning(const std::string& name) {
-    v1::Session session;
-    for (int i = 0; i < 500; ++i) {
-      session = Get(name);
-      if (session.state() != v1::SESSION_STATE_RUNNING) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return session;
-  }
-
-  std::unique_ptr<Server> server_;
-  std::unique_ptr<v1::SimulationService::Stub> stub_;
 };
 
 TEST(ServerConfigTest, DefaultsAreValidAndBadFieldsAreNamed) {
@@ -494,10 +452,7 @@ TEST_F(ServiceTest, ResumeAfterCancelEqualsAnUninterruptedRun) {
     const Collected part = Stream(stub_.get(), request, round == 0 ? 60 : SIZE_MAX);
     ASSERT_FALSE(part.index.empty());
     EXPECT_EQ(part.index.front(), joined.index.back() + 1);
-    joined.index.insert(joined.index.end(), part.index.begin(), part.index.end());
-    joined.t.insert(joined.t.end(), part.t.begin(), part.t.end());
-    joined.values.insert(joined.values.end(), part.values.begin(), part.values.end());
-    joined.has_summary = part.has_summary;
+    Join(part, &joined);
     WaitNotRunning("sessions/broken");
   }
   ASSERT_TRUE(joined.has_summary);

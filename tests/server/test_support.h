@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
@@ -42,6 +44,7 @@ struct Collected {
   std::vector<double> values;  // row-major over header.columns
   std::vector<double> residual_position;
   std::vector<double> residual_velocity;
+  std::vector<double> residual_inequality;  // empty for models without inequalities
   std::vector<v1::Event> events;
   bool has_summary = false;
   v1::StreamSummary summary;
@@ -70,6 +73,8 @@ inline Collected Collect(grpc::ClientContext* context,
                                  f.residual_position().end());
     out.residual_velocity.insert(out.residual_velocity.end(), f.residual_velocity().begin(),
                                  f.residual_velocity().end());
+    out.residual_inequality.insert(out.residual_inequality.end(), f.residual_inequality().begin(),
+                                   f.residual_inequality().end());
     out.events.insert(out.events.end(), f.events().begin(), f.events().end());
     if (out.t.size() >= max_samples) {
       context->TryCancel();
@@ -83,6 +88,22 @@ inline Collected Collect(grpc::ClientContext* context,
   }
   out.status = reader->Finish();
   return out;
+}
+
+// Appends what a resumed stream delivered to what the earlier ones did; the status and the
+// summary become the last stream's.
+inline void Join(const Collected& part, Collected* joined) {
+  auto append = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
+  append(joined->index, part.index);
+  append(joined->t, part.t);
+  append(joined->values, part.values);
+  append(joined->residual_position, part.residual_position);
+  append(joined->residual_velocity, part.residual_velocity);
+  append(joined->residual_inequality, part.residual_inequality);
+  append(joined->events, part.events);
+  joined->has_summary = part.has_summary;
+  joined->summary = part.summary;
+  joined->status = part.status;
 }
 
 inline Collected Stream(v1::SimulationService::Stub* stub, const v1::StreamStatesRequest& request,
@@ -122,6 +143,52 @@ inline google::rpc::ErrorInfo ErrorInfoOf(const grpc::Status& status) {
   }
   return info;
 }
+
+// An in-process server per test, with the unary calls the tests share.
+class ServerFixture : public ::testing::Test {
+ protected:
+  void SetUp() override { Restart(TestConfig()); }
+
+  void Restart(const ServerConfig& config) {
+    stub_.reset();
+    server_.reset();
+    std::string error;
+    server_ = Server::Start(config, &error);
+    ASSERT_NE(server_, nullptr) << error;
+    stub_ = v1::SimulationService::NewStub(server_->InProcessChannel());
+  }
+
+  grpc::Status CreateSession(const v1::CreateSessionRequest& request, v1::Session* session) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    return stub_->CreateSession(&context, request, session);
+  }
+
+  v1::Session Get(const std::string& name, grpc::Status* status = nullptr) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    v1::GetSessionRequest request;
+    request.set_name(name);
+    v1::Session session;
+    const grpc::Status s = stub_->GetSession(&context, request, &session);
+    if (status != nullptr) *status = s;
+    return session;
+  }
+
+  // Polls (bounded) until the session's stream has been released by the server.
+  v1::Session WaitNotRunning(const std::string& name) {
+    v1::Session session;
+    for (int i = 0; i < 500; ++i) {
+      session = Get(name);
+      if (session.state() != v1::SESSION_STATE_RUNNING) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return session;
+  }
+
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<v1::SimulationService::Stub> stub_;
+};
 
 // grpc.health.v1.Health/Check through the generic stub (the health protos are not ours to
 // compile into the test): request {} is empty; response field 1 is the status enum.

@@ -1,0 +1,43 @@
+#include "sample_block.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace tether::server {
+
+void SampleBlock::Append(const simulate::Sample& sample) {
+  if (t.empty()) first_index = sample.index;
+  t.push_back(sample.t);
+  values.insert(values.end(), sample.values.begin(), sample.values.end());
+  residual_position.push_back(sample.residual_position);
+  residual_velocity.push_back(sample.residual_velocity);
+  if (inequalities) residual_inequality.push_back(sample.residual_inequality);
+  for (const simulate::SwitchEvent& event : sample.events) {
+    switches.push_back(event);
+    switch_index.push_back(sample.index);
+  }
+}
+
+simulate::Sample SampleBlock::Row(std::size_t row, std::size_t columns) const {
+  simulate::Sample s;
+  s.index = first_index + row;
+  s.t = t[row];
+  s.values = std::span<const double>(values).subspan(row * columns, columns);
+  s.residual_position = residual_position[row];
+  s.residual_velocity = residual_velocity[row];
+  if (inequalities) s.residual_inequality = residual_inequality[row];
+  // switch_index is sorted (samples are appended in order): this row's switches are one run.
+  const auto [begin, end] = std::equal_range(switch_index.begin(), switch_index.end(), s.index);
+  s.events = std::span<const simulate::SwitchEvent>(switches).subspan(
+      static_cast<std::size_t>(std::distance(switch_index.begin(), begin)),
+      static_cast<std::size_t>(std::distance(begin, end)));
+  return s;
+}
+
+std::size_t SampleBlock::bytes() const {
+  return sizeof(double) * (t.size() + values.size() + residual_position.size() +
+                           residual_velocity.size() + residual_inequality.size()) +
+         sizeof(simulate::SwitchEvent) * switches.size() + sizeof(std::uint64_t) * switch_index.size();
+}
+
+}  // namespace tether::server

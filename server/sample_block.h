@@ -1,0 +1,35 @@
+// Samples as the core emitted them, over all columns and before column selection: what a
+// session's replay history keeps, so that a replayed stream sends exactly what the original did.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "tether/simulate/simulation.h"
+
+namespace tether::server {
+
+struct SampleBlock {
+  std::uint64_t first_index = 0;
+  // The model has inequalities: each sample keeps its residual_inequality.
+  bool inequalities = false;
+  std::vector<double> t;
+  std::vector<double> values;  // row-major, t.size() × columns
+  std::vector<double> residual_position;
+  std::vector<double> residual_velocity;
+  std::vector<double> residual_inequality;  // t.size() entries if `inequalities`, else none
+  // The switches of all samples in sample order, and the sample index of each.
+  std::vector<simulate::SwitchEvent> switches;
+  std::vector<std::uint64_t> switch_index;
+
+  // Appends a copy of `sample`, the block's next one (the first one sets first_index).
+  void Append(const simulate::Sample& sample);
+  // Sample `row` (0 = first_index) over `columns` columns; views into this block.
+  [[nodiscard]] simulate::Sample Row(std::size_t row, std::size_t columns) const;
+
+  [[nodiscard]] std::uint64_t end_index() const { return first_index + t.size(); }
+  [[nodiscard]] std::size_t bytes() const;
+};
+
+}  // namespace tether::server
