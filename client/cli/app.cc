@@ -50,8 +50,8 @@ void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
                   "(default on)")
       ->check(CLI::IsMember({"on", "off"}));
   run->add_option("--switch-tolerance", o->switch_tolerance,
-                  "Inequality models: locate switch times to within this [s], > 0 (default: rtol "
-                  "times the step)");
+                  "Inequality models: locate switch times to within this [s], >= 0; 0 = automatic, "
+                  "rtol times the step (default)");
   run->add_option("--max-switches", o->max_switches,
                   "Inequality models: more switches than this within --chattering-window end the "
                   "run as chattering (exit 1), >= 1 (default 20)");

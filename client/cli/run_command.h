@@ -34,7 +34,7 @@ struct RunCommandOptions {
   // Models with inequalities; absent fields take the server's defaults (detection on, automatic
   // tolerance, at most 20 switches within 1e-6 s).
   std::optional<bool> switch_detection;     // locate switches (true) or only project steps (false)
-  std::optional<double> switch_tolerance;   // [s] switch times located to within this, > 0
+  std::optional<double> switch_tolerance;   // [s] switch times located to within this; 0 = auto
   std::optional<int> max_switches;          // chattering guard: switches per window, >= 1
   std::optional<double> chattering_window;  // [s] the guard's window, > 0
   std::vector<std::string> set;   // "NAME=VALUE" parameter overrides

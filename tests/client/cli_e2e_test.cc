@@ -420,11 +420,12 @@ TEST(CliPds, ChatteringGuardEndsTheRunWithExitOne) {
 }
 
 TEST(CliPds, SwitchOptionsReachTheServer) {
-  // The server validates them (switch_tolerance > 0 when given): a refused value proves the
-  // option travelled in the request.
+  // The server validates them (switch_tolerance >= 0): a refused value proves the option
+  // travelled in the request (the chattering test above does so for the guard's two options).
   const ProcessResult run = RunPds({"--switch-tolerance", "-1"});
   EXPECT_EQ(run.exit_code, 2) << run.err;
-  EXPECT_THAT(run.err, HasSubstr("switch_tolerance"));
+  EXPECT_THAT(run.err, HasSubstr("options.switch_tolerance"));
+  EXPECT_THAT(run.err, HasSubstr("= -1; must be >= 0"));
   const ProcessResult bad_flag = RunPds({"--switch-detection", "maybe"});
   EXPECT_EQ(bad_flag.exit_code, 2);
   EXPECT_THAT(bad_flag.err, HasSubstr("--switch-detection"));
