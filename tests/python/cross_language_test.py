@@ -157,7 +157,7 @@ class CrossLanguageTest(unittest.TestCase):
         self.assertEqual(error.exception.code(), self.grpc.StatusCode.NOT_FOUND)
 
     def test_half_plane_streams_its_switches(self):
-        """models/pds_half_plane: the point reaches the edge y = 0 at t_a ~ 0.845 (ACTIVATED), slides
+        """models/pds_half_plane: the point reaches the edge y = 0 at t_a ~ 0.815 (ACTIVATED), slides
         along it and leaves at t_d = ln 4 (DEACTIVATED); each event sits at a sample of its own t."""
         pb = self.pb
         events, times, inequality = [], {}, []

@@ -195,7 +195,7 @@ TEST_F(InequalityStreamTest, ReplayedAndResumedStreamsCarryTheSameSwitches) {
   const Collected whole = Stream(stub_.get(), request);
   ASSERT_TRUE(whole.status.ok()) << whole.status.error_message();
 
-  // 110 samples (the 0.01 grid and the activation's own) reach t ≈ 1.09: past t_a ≈ 0.845, before t_d ≈ 1.386.
+  // 110 samples (the 0.01 grid and the activation's own) reach t ≈ 1.09: past t_a ≈ 0.815, before t_d ≈ 1.386.
   request.set_name("sessions/broken");
   const Collected cut = Stream(stub_.get(), request, 110);
   EXPECT_EQ(cut.status.error_code(), grpc::StatusCode::CANCELLED);

@@ -164,7 +164,7 @@ TEST_P(PdsSession, SwitchDetectionKeepsRk4AtOrderFour) {
     errors.push_back(MaxError(run, example));
     // One activation, then one deactivation, at the exact times: the located time differs
     // from the exact one by the location tolerance plus the state error over |dg/dt|, and
-    // |∇g|/|dg/dt| ≤ 2.5 in both examples at both switches (half-plane ẏ = −0.41 at t_a,
+    // |∇g|/|dg/dt| ≤ 2.5 in both examples at both switches (half-plane ẏ = −0.44 at t_a,
     // μ̇ = −1 at t_d; disc ċ = −1.32, μ̇ = −0.5 with |∇μ| = 0.5).
     ASSERT_EQ(run.events.size(), 2u) << example.model << " h = " << h;
     EXPECT_TRUE(run.events[0].activated);
@@ -375,7 +375,7 @@ TEST(PdsSessionTest, UpdateKeepsTheRunOnTheFeasibleSet) {
 }
 
 TEST(PdsSessionTest, ChatteringGuardEndsTheRunAfterTheGoodSamples) {
-  // The half-plane run switches at t_a ≈ 0.845 and t_d = ln 4 ≈ 1.386: a bound of one switch
+  // The half-plane run switches at t_a ≈ 0.815 and t_d = ln 4 ≈ 1.386: a bound of one switch
   // per 10 s trips on the second, whose sample still goes out.
   simulate::Setup setup;
   setup.model = Catalog("pds_half_plane");

@@ -67,7 +67,7 @@ INSTANTIATE_TEST_SUITE_P(Projectors, AllocationFree,
                          });
 
 // Projected dynamical systems (issue 6) on the catalog's pds_half_plane: free until
-// t_a ≈ 0.845, sliding along y = 0 until ln 4 ≈ 1.386, free after. Between switches a step
+// t_a ≈ 0.815, sliding along y = 0 until ln 4 ≈ 1.386, free after. Between switches a step
 // (sliding or free, detected or projected) allocates nothing; a switch itself may (the
 // chattering guard's window, the event list).
 std::shared_ptr<const model::Model> HalfPlane() {
