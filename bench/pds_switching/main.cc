@@ -202,11 +202,11 @@ int Run(int argc, char** argv) {
   }
   report.AddNote("Fixed steps, every step end streamed; switch detection locates each switch to "
                  "rtol·h = 1e-12·h. 'evals/step' is Statistics::rhs_evaluations per step: the "
-                 "stepper's stages (with the retaken steps) and one per emitted sample; the "
-                 "switch search's indicator evaluations (5 per step while a constraint is "
-                 "active, plus the root finding) are not counted there but are in the CPU time. "
-                 "Below ~1e-12 the errors reach the round-off floor and the observed order "
-                 "means nothing.");
+                 "stepper's stages (with the retaken steps), one per emitted sample, and with "
+                 "switch detection the search's indicator evaluations while a constraint is "
+                 "active (5 per step plus the root finding) and the active-set checks. Below "
+                 "~1e-12 the errors reach the round-off floor and the observed order means "
+                 "nothing.");
   if (!report.Write(arguments.results, &why)) {
     std::fprintf(stderr, "pds_switching: %s\n", why.c_str());
     return 1;

@@ -103,6 +103,7 @@ InequalityRun::InequalityRun(const InequalityRun& o)
       projection_(o.projection_),
       guard_(o.guard_),
       switches_(o.switches_),
+      evaluations_taken_(o.evaluations_taken_),
       failure_(o.failure_) {}
 
 bool InequalityRun::SetParameters(const std::map<std::string, double>& parameters,

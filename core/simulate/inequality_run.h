@@ -53,6 +53,14 @@ class InequalityRun {
   // failed and its own failure() holds the diagnosis.
   [[nodiscard]] const Status& failure() const { return failure_; }
   [[nodiscard]] std::uint64_t switches() const { return switches_; }
+  // Free-flow evaluations made through the sliding dynamics since the last call: the stepper's
+  // stages when detecting, the switch search's indicators, sample multipliers, consistency.
+  std::uint64_t TakeEvaluations() {
+    const std::uint64_t total = flow_.free_evaluations();
+    const std::uint64_t delta = total - evaluations_taken_;
+    evaluations_taken_ = total;
+    return delta;
+  }
 
   // Rebinds the parameters (Update); false with `why` if the set cannot be compiled.
   bool SetParameters(const std::map<std::string, double>& parameters, std::string* why);
@@ -119,6 +127,7 @@ class InequalityRun {
   project::InequalityProjectionResult projection_;
   ChatteringGuard guard_;
   std::uint64_t switches_ = 0;
+  std::uint64_t evaluations_taken_ = 0;
   Status failure_;
   // Set only during FindSwitch, for the indicator callback: it then captures `this` and one
   // bool, small enough for std::function's in-place buffer (no allocation per step).

@@ -210,6 +210,7 @@ struct Simulation::Impl {
         return FailInequality();
       }
       k += 2 * m;
+      CountSlidingEvaluations();
     }
     reduced->Outputs(ts, std::span<const double>(values).first(ns),
                      std::span<double>(values).subspan(k));
@@ -312,11 +313,11 @@ struct Simulation::Impl {
     integrate::StepResult r;
     if (inequalities && inequalities->detecting()) {
       SlidingOde ode = inequalities->Ode(free);
-      r = stepper->Step(ode, t, z, h, z_new);
+      r = stepper->Step(ode, t, z, h, z_new);  // counted by CountSlidingEvaluations
     } else {
       r = stepper->Step(free, t, z, h, z_new);
+      statistics.rhs_evaluations += static_cast<std::uint64_t>(r.evaluations);
     }
-    statistics.rhs_evaluations += static_cast<std::uint64_t>(r.evaluations);
     statistics.rejected_steps += static_cast<std::uint64_t>(r.rejections);
     return r;
   }
@@ -392,7 +393,17 @@ struct Simulation::Impl {
     return ok || FailInequality();
   }
 
+  void CountSlidingEvaluations() {
+    if (inequalities) statistics.rhs_evaluations += inequalities->TakeEvaluations();
+  }
+
   bool TakeStep() {
+    const bool ok = TryStep();
+    CountSlidingEvaluations();
+    return ok;
+  }
+
+  bool TryStep() {
     if (deferred.ended()) {
       status = deferred;
       return false;

@@ -39,6 +39,7 @@ bool SlidingFlow::Evaluate(integrate::OdeSystem& free, project::InequalityProjec
                            double t, std::span<const double> x, std::span<double> mu,
                            std::span<double> dxdt) {
   failure_.clear();
+  ++free_evaluations_;
   if (!free.Evaluate(t, x, f_)) return false;
   std::fill(mu.begin(), mu.end(), 0.0);
   if (any_active()) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ class SlidingFlow {
   bool MakeConsistent(integrate::OdeSystem& free, project::InequalityProjection& set, double t,
                       std::span<const double> x, double tolerance, std::span<double> mu);
 
+  // Evaluations of the free flow so far (every Evaluate and MakeConsistent round makes one).
+  [[nodiscard]] std::uint64_t free_evaluations() const { return free_evaluations_; }
+
   // Why the last Evaluate failed because of A ("" when the free flow failed).
   [[nodiscard]] const std::string& failure() const { return failure_; }
 
@@ -55,6 +59,7 @@ class SlidingFlow {
   std::vector<std::size_t> gram_perm_, rows_;
   std::vector<bool> left_;  // constraints MakeConsistent removed (they may not rejoin)
   std::string failure_;
+  std::uint64_t free_evaluations_ = 0;
 };
 
 // A SlidingFlow seen as the stepper's ODE for the current A.
