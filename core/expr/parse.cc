@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "expr/functions.h"
+#include "tether/expr/suggest.h"
 
 namespace tether::expr {
 namespace {
@@ -30,22 +31,6 @@ bool IsUnderflow(std::string_view number) {
   const std::size_t e = number.find_first_of("eE");
   if (e != std::string_view::npos) return e + 1 < number.size() && number[e + 1] == '-';
   return number.front() == '0' || number.front() == '.';
-}
-
-// Levenshtein distance, for did-you-mean hints on short names.
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      diagonal = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
-    }
-  }
-  return row[b.size()];
 }
 
 // The closest function name to `name`, or empty when none is close (distance ≤ 2 and less

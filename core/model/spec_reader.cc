@@ -12,11 +12,13 @@
 
 #include "model/definitions.h"
 #include "model/json_document.h"
-#include "model/suggest.h"
+#include "tether/expr/suggest.h"
 #include "tether/expr/parse.h"
 
 namespace tether::model {
 namespace {
+
+using expr::DidYouMean;
 
 // Longest name a spec may give anything (states, parameters, definitions, outputs).
 constexpr std::size_t kMaxNameLength = 64;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tether/expr/suggest.h"
 #include "tether/integrate/stepper.h"
 
 namespace tether::simulate {
@@ -17,21 +18,6 @@ std::string Num(double x) {
 
 void Add(std::vector<SetupProblem>* problems, std::string path, std::string message) {
   problems->push_back({std::move(path), std::move(message)});
-}
-
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0u : 1u)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 std::vector<std::string> StateNames(const model::Model& model) {
@@ -48,17 +34,7 @@ bool IsAlgebraic(const model::Model& model, const std::string& name) {
 }  // namespace
 
 std::string DidYouMean(std::string_view name, const std::vector<std::string>& candidates) {
-  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
-  std::size_t best = limit + 1;
-  const std::string* choice = nullptr;
-  for (const std::string& c : candidates) {
-    const std::size_t d = EditDistance(name, c);
-    if (d < best) {
-      best = d;
-      choice = &c;
-    }
-  }
-  return choice ? " (did you mean '" + *choice + "'?)" : "";
+  return expr::DidYouMean(name, candidates);
 }
 
 std::vector<SetupProblem> OptionProblems(const Options& o) {

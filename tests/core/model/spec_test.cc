@@ -7,11 +7,13 @@
 
 #include "core/model/spec_fixtures.h"
 #include "model/definitions.h"
-#include "model/suggest.h"
+#include "tether/expr/suggest.h"
 
 namespace tether::model {
 namespace {
 
+using expr::DidYouMean;
+using expr::EditDistance;
 using Json = nlohmann::ordered_json;
 using testing::Evaluate;
 using testing::PendulumSpec;

@@ -1,9 +1,9 @@
-#include "model/suggest.h"
+#include "tether/expr/suggest.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace tether::model {
+namespace tether::expr {
 
 std::size_t EditDistance(std::string_view a, std::string_view b) {
   // Three rows of the dynamic-programming table: i−2, i−1 and i.
@@ -45,4 +45,4 @@ std::string DidYouMean(std::string_view name, std::span<const std::string> candi
   return best.empty() ? std::string() : " (did you mean '" + best + "'?)";
 }
 
-}  // namespace tether::model
+}  // namespace tether::expr

@@ -1,4 +1,5 @@
-// "Did you mean" suggestions for misspelt names and fields.
+// "Did you mean" suggestions for misspelt names, fields and options: the one edit distance
+// of the code base (the expression parser, the spec reader and the session setup all use it).
 #pragma once
 
 #include <cstddef>
@@ -6,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace tether::model {
+namespace tether::expr {
 
 // Optimal-string-alignment distance: insertions, deletions, substitutions and transpositions
 // of adjacent characters each cost 1, so "lenght" is 1 from "length".
@@ -21,4 +22,4 @@ std::string ClosestName(std::string_view name, std::span<const std::string> cand
 // " (did you mean 'length'?)" or "" when `ClosestName` finds nothing.
 std::string DidYouMean(std::string_view name, std::span<const std::string> candidates);
 
-}  // namespace tether::model
+}  // namespace tether::expr
