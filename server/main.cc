@@ -83,6 +83,11 @@ int main(int argc, char** argv) {
   app.add_option("--worker-threads", config.worker_threads,
                  "simulation threads; 0 = hardware concurrency")
       ->envname("TETHER_WORKER_THREADS")->capture_default_str();
+  app.add_option("--replay-total-bytes", config.replay_total_bytes,
+                 "bytes of replay history all sessions together keep (>= 1; default "
+                 "268435456 = 256 MiB); beyond, the oldest delivered history of the least "
+                 "recently used sessions is trimmed")
+      ->envname("TETHER_REPLAY_TOTAL_BYTES")->capture_default_str()->check(kAtLeastOne);
   app.add_flag("--quiet", quiet, "no per-RPC log lines")->envname("TETHER_QUIET");
   try {
     app.parse(argc, argv);

@@ -88,7 +88,9 @@ bool ServerConfig::IsValid(std::string* why) const {
                std::to_string(session_ttl.count()) + " ms", ">= 1 ms", why) &&
          Check(drain_grace.count() >= 0, "drain_grace", std::to_string(drain_grace.count()) + " ms",
                ">= 0 ms", why) &&
-         Check(replay_bytes >= 1, "replay_bytes", std::to_string(replay_bytes), ">= 1", why);
+         Check(replay_bytes >= 1, "replay_bytes", std::to_string(replay_bytes), ">= 1", why) &&
+         Check(replay_total_bytes >= 1, "replay_total_bytes", std::to_string(replay_total_bytes),
+               ">= 1", why);
 }
 
 struct Server::Impl {
@@ -233,6 +235,7 @@ ServerMetrics Server::metrics() const {
   m.queued_tasks = impl_->state.pool.queued();
   m.frames_buffered = impl_->state.counters.frames_buffered.load();
   m.max_frames_buffered_per_stream = impl_->state.counters.max_frames_buffered.load();
+  m.replay_bytes_held = impl_->state.sessions.replay_bytes_held();
   return m;
 }
 

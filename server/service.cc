@@ -115,7 +115,7 @@ ServiceState::ServiceState(const ServerConfig& config_in)
             return limits;
           }(),
           config_in.max_registered_models),
-      sessions(config_in.max_sessions, config_in.session_ttl),
+      sessions(config_in.max_sessions, config_in.session_ttl, config_in.replay_total_bytes),
       pool(config_in.worker_threads != 0
                ? config_in.worker_threads
                : std::max<std::size_t>(1, std::thread::hardware_concurrency())) {}
@@ -251,7 +251,8 @@ grpc::Status SimulationService::DoCreateSession(const v1::CreateSessionRequest& 
     return s;
   }
   auto session = std::make_shared<Session>(id, model_name, std::move(simulation),
-                                           state_->config.replay_bytes);
+                                           state_->config.replay_bytes,
+                                           state_->sessions.replay_budget());
   {
     std::lock_guard lock(session->mutex);
     *response = session->ToProto(state_->config.session_ttl);
@@ -365,7 +366,8 @@ grpc::Status SimulationService::DoForkSession(const v1::ForkSessionRequest& requ
     source->Touch();
   }
   auto fork = std::make_shared<Session>(fork_id, source->model, std::move(copy),
-                                        state_->config.replay_bytes);
+                                        state_->config.replay_bytes,
+                                        state_->sessions.replay_budget());
   {
     std::lock_guard lock(fork->mutex);
     *response = fork->ToProto(state_->config.session_ttl);
@@ -455,7 +457,8 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
     return new RefusedStream(status);
   }
   return StartStream(
-      std::make_unique<SessionRun>(std::move(session), *request, state_->config.max_steps_per_stream),
+      std::make_unique<SessionRun>(std::move(session), &state_->sessions, *request,
+                                   state_->config.max_steps_per_stream),
       settings, std::move(log));
 }
 

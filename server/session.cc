@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "convert.h"
 
@@ -19,12 +22,45 @@ void SetTimestamp(std::chrono::system_clock::time_point time, google::protobuf::
 
 void ReplayHistory::Append(SampleBlock block) {
   if (block.t.empty()) return;
-  bytes_ += block.bytes();
+  const std::size_t bytes = block.bytes();
+  bytes_ += bytes;
+  if (budget_ != nullptr) budget_->Add(bytes);
   blocks_.push_back(std::move(block));
   while (blocks_.size() > 1 && bytes_ > max_bytes_) {
-    bytes_ -= blocks_.front().bytes();
-    blocks_.pop_front();
+    PopFront();
+    budget_trimmed_ = false;
   }
+}
+
+void ReplayHistory::Clear() {
+  if (budget_ != nullptr) budget_->Remove(bytes_);
+  blocks_.clear();
+  bytes_ = 0;
+  budget_trimmed_ = false;
+}
+
+void ReplayHistory::TrimForBudget(std::uint64_t delivered_end) {
+  while (budget_ != nullptr && budget_->over() && !blocks_.empty() &&
+         blocks_.front().end_index() <= delivered_end) {
+    PopFront();
+    budget_trimmed_ = true;
+  }
+}
+
+void ReplayHistory::PopFront() {
+  const std::size_t bytes = blocks_.front().bytes();
+  bytes_ -= bytes;
+  if (budget_ != nullptr) budget_->Remove(bytes);
+  blocks_.pop_front();
+}
+
+std::string ReplayHistory::TrimReason() const {
+  if (budget_trimmed_) {
+    return "older samples were trimmed by the server-wide limit replay_total_bytes = " +
+           std::to_string(budget_->max_bytes()) + " B over all sessions";
+  }
+  return "older samples were dropped by the per-session limit replay_bytes = " +
+         std::to_string(max_bytes_) + " B (or never computed)";
 }
 
 std::uint64_t ReplayHistory::begin_index(std::uint64_t end) const {
@@ -46,11 +82,12 @@ std::size_t ReplayHistory::Copy(std::uint64_t index, std::size_t count, std::siz
 }
 
 Session::Session(std::string id_in, std::string model_in,
-                 std::unique_ptr<simulate::Simulation> sim, std::size_t replay_bytes)
+                 std::unique_ptr<simulate::Simulation> sim, std::size_t replay_bytes,
+                 ReplayBudget* replay_budget)
     : id(std::move(id_in)),
       model(std::move(model_in)),
       simulation(std::move(sim)),
-      history(replay_bytes) {
+      history(replay_bytes, replay_budget) {
   Refresh();
   delivered_end = next_index;
 }
@@ -144,6 +181,26 @@ std::size_t SessionStore::Expire(Session::Clock::time_point now) {
     }
   }
   return removed;
+}
+
+void SessionStore::TrimReplay(Session* current) {
+  if (!replay_budget_.over()) return;
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<Session::Clock::time_point, Session*>> by_use;
+  by_use.reserve(sessions_.size());
+  for (const auto& [id, session] : sessions_) {
+    if (session.get() == current) continue;
+    std::lock_guard session_lock(session->mutex);
+    by_use.emplace_back(session->last_used, session.get());
+  }
+  std::sort(by_use.begin(), by_use.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (current != nullptr) by_use.emplace_back(Session::Clock::time_point::max(), current);
+  for (const auto& [last_used, session] : by_use) {
+    if (!replay_budget_.over()) return;
+    std::lock_guard session_lock(session->mutex);
+    session->history.TrimForBudget(session->delivered_end);
+  }
 }
 
 std::size_t SessionStore::size() const {

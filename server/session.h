@@ -1,11 +1,13 @@
 // Sessions: a Simulation kept between calls, with the bookkeeping that makes a broken stream
 // resumable (the replay history) and the store that bounds and expires them.
 //
-// Locking: Session::mutex guards every member. The simulation itself is used by at most one
+// Locking: SessionStore's mutex is taken before a Session::mutex, never after; Session::mutex
+// guards every member. The simulation itself is used by at most one
 // party at a time: while `streaming` is true only the stream touches it (without the lock, on a
 // worker); otherwise the service does, holding the lock.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,26 +26,56 @@
 
 namespace tether::server {
 
+// The bytes all sessions' replay histories hold, against the server-wide limit
+// (ServerConfig::replay_total_bytes). Atomic, so that histories count without a shared lock.
+class ReplayBudget {
+ public:
+  explicit ReplayBudget(std::size_t max_bytes) : max_bytes_(max_bytes) {}
+  void Add(std::size_t bytes) { total_.fetch_add(bytes); }
+  void Remove(std::size_t bytes) { total_.fetch_sub(bytes); }
+  [[nodiscard]] bool over() const { return total_.load() > max_bytes_; }
+  [[nodiscard]] std::size_t total() const { return total_.load(); }
+  [[nodiscard]] std::size_t max_bytes() const { return max_bytes_; }
+
+ private:
+  const std::size_t max_bytes_;
+  std::atomic<std::size_t> total_{0};
+};
+
 // The most recent computed blocks of a session (at most `max_bytes` of them, but always the
 // newest), so a stream can start at an index a broken stream computed but the client may not
-// have received.
+// have received. Counts its bytes in `budget` (if not null), which must outlive it.
 class ReplayHistory {
  public:
-  explicit ReplayHistory(std::size_t max_bytes) : max_bytes_(max_bytes) {}
+  ReplayHistory(std::size_t max_bytes, ReplayBudget* budget)
+      : max_bytes_(max_bytes), budget_(budget) {}
+  ~ReplayHistory() { Clear(); }
+  ReplayHistory(const ReplayHistory&) = delete;
+  ReplayHistory& operator=(const ReplayHistory&) = delete;
+
   void Append(SampleBlock block);
-  void Clear() {
-    blocks_.clear();
-    bytes_ = 0;
-  }
+  // Forgets every block (also that the budget trimmed any).
+  void Clear();
+  // For the server-wide budget: drops the oldest blocks that end at or before
+  // `delivered_end` while the budget is exceeded. Samples not yet delivered are owed to the
+  // client's default resume and cannot be recomputed, so they stay.
+  void TrimForBudget(std::uint64_t delivered_end);
   // Index of the oldest retained sample (== end when empty).
   [[nodiscard]] std::uint64_t begin_index(std::uint64_t end) const;
+  // Why samples before begin_index are gone, naming the limit that dropped them.
+  [[nodiscard]] std::string TrimReason() const;
   // Copies samples [index, min(index + count, retained end)) into `out`; returns how many.
   std::size_t Copy(std::uint64_t index, std::size_t count, std::size_t columns,
                    SampleBlock* out) const;
 
  private:
+  void PopFront();
+
   std::size_t max_bytes_;
+  ReplayBudget* budget_;
   std::size_t bytes_ = 0;
+  // The last block dropped was dropped for the server-wide budget (not for max_bytes).
+  bool budget_trimmed_ = false;
   std::deque<SampleBlock> blocks_;
 };
 
@@ -51,7 +83,7 @@ struct Session {
   using Clock = std::chrono::steady_clock;
 
   Session(std::string id_in, std::string model_in, std::unique_ptr<simulate::Simulation> sim,
-          std::size_t replay_bytes);
+          std::size_t replay_bytes, ReplayBudget* replay_budget);
 
   const std::string id;     // without "sessions/"
   const std::string model;  // model name without "models/"
@@ -88,11 +120,13 @@ struct Session {
   [[nodiscard]] v1::Session ToProto(std::chrono::milliseconds ttl) const;
 };
 
-// All sessions of a server, bounded by `max_sessions`, expiring after `ttl` of disuse.
+// All sessions of a server, bounded by `max_sessions`, expiring after `ttl` of disuse; their
+// replay histories together bounded by `replay_total_bytes` (see TrimReplay).
 class SessionStore {
  public:
-  SessionStore(std::size_t max_sessions, std::chrono::milliseconds ttl)
-      : max_sessions_(max_sessions), ttl_(ttl) {}
+  SessionStore(std::size_t max_sessions, std::chrono::milliseconds ttl,
+               std::size_t replay_total_bytes)
+      : max_sessions_(max_sessions), ttl_(ttl), replay_budget_(replay_total_bytes) {}
 
   enum class AddResult { kOk, kAlreadyExists, kLimit };
   AddResult Add(std::shared_ptr<Session> session);
@@ -104,6 +138,14 @@ class SessionStore {
                                                            std::size_t limit) const;
   // Deletes sessions idle for longer than ttl (never a streaming one); returns how many.
   std::size_t Expire(Session::Clock::time_point now);
+  // If the replay histories exceed the budget: trims the delivered history of the least
+  // recently used sessions, oldest samples first, until within it; `current` (the session a
+  // stream writes, may be null) last. Caller holds no Session::mutex. Does not wait on clients:
+  // the locks it takes guard only short bookkeeping.
+  void TrimReplay(Session* current);
+  // The sessions' histories count here; lives as long as the store (so, its sessions).
+  [[nodiscard]] ReplayBudget* replay_budget() { return &replay_budget_; }
+  [[nodiscard]] std::size_t replay_bytes_held() const { return replay_budget_.total(); }
   [[nodiscard]] std::size_t size() const;
   [[nodiscard]] std::size_t max_sessions() const { return max_sessions_; }
   [[nodiscard]] std::chrono::milliseconds ttl() const { return ttl_; }
@@ -111,6 +153,8 @@ class SessionStore {
  private:
   std::size_t max_sessions_;
   std::chrono::milliseconds ttl_;
+  // Declared before sessions_: destroyed after the histories that count in it.
+  ReplayBudget replay_budget_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
 };

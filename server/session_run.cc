@@ -16,9 +16,10 @@ double WallSeconds(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-SessionRun::SessionRun(std::shared_ptr<Session> session, v1::StreamStatesRequest request,
-                       std::uint64_t max_steps_per_stream)
+SessionRun::SessionRun(std::shared_ptr<Session> session, SessionStore* store,
+                       v1::StreamStatesRequest request, std::uint64_t max_steps_per_stream)
     : session_(std::move(session)),
+      store_(store),
       request_(std::move(request)),
       max_steps_per_stream_(max_steps_per_stream) {}
 
@@ -51,7 +52,8 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
     return Error(grpc::StatusCode::FAILED_PRECONDITION,
                  "start_sample_index = " + std::to_string(start) +
                      " is outside the replayable range [" + std::to_string(begin) + ", " +
-                     std::to_string(next) + "] of session '" + name + "'");
+                     std::to_string(next) + "] of session '" + name + "'" +
+                     (start < begin ? "; " + session_->history.TrimReason() : std::string()));
   }
   if (grpc::Status s = ApplyHorizon(header); !s.ok()) return s;
   replay_next_ = start;
@@ -156,13 +158,17 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
     }
   }, cancel_);
   samples_sent_ += block.t.size();
-  std::lock_guard lock(session_->mutex);
-  if (!block.t.empty()) {
-    session_->last_residuals = writer_.last();
-    if (updated_at && *updated_at < block.end_index()) session_->updated_at.reset();
+  {
+    std::lock_guard lock(session_->mutex);
+    if (!block.t.empty()) {
+      session_->last_residuals = writer_.last();
+      if (updated_at && *updated_at < block.end_index()) session_->updated_at.reset();
+    }
+    session_->history.Append(std::move(block));
+    session_->Refresh();
   }
-  session_->history.Append(std::move(block));
-  session_->Refresh();
+  // Outside the session's lock: the store's lock comes first (session.h).
+  store_->TrimReplay(session_.get());
   if (status.ended()) return status;
   if (sim.statistics().steps - steps_at_start_ >= max_steps_per_stream_) {
     limit_reached_ = true;
@@ -175,9 +181,15 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
 }
 
 void SessionRun::Delivered(const v1::Frame& frame) {
-  std::lock_guard lock(session_->mutex);
-  const std::uint64_t end = frame.first_sample_index() + static_cast<std::uint64_t>(frame.t_size());
-  session_->delivered_end = std::max(session_->delivered_end, end);
+  {
+    std::lock_guard lock(session_->mutex);
+    const std::uint64_t end =
+        frame.first_sample_index() + static_cast<std::uint64_t>(frame.t_size());
+    session_->delivered_end = std::max(session_->delivered_end, end);
+  }
+  // The frame's samples may be trimmed now; without this a budget exceeded by the last,
+  // undelivered frame of a stream would stay exceeded until some other stream computes.
+  store_->TrimReplay(session_.get());
 }
 
 grpc::Status SessionRun::Summarize(const simulate::Status& end, v1::StreamSummary* summary) {

@@ -13,8 +13,9 @@ namespace tether::server {
 
 class SessionRun final : public RunSource {
  public:
-  SessionRun(std::shared_ptr<Session> session, v1::StreamStatesRequest request,
-             std::uint64_t max_steps_per_stream);
+  // `store` (which holds `session`) enforces the server-wide replay budget after each frame.
+  SessionRun(std::shared_ptr<Session> session, SessionStore* store,
+             v1::StreamStatesRequest request, std::uint64_t max_steps_per_stream);
 
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
   simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
@@ -29,6 +30,7 @@ class SessionRun final : public RunSource {
   simulate::Status Advance(std::size_t max_samples, v1::Frame* frame);
 
   std::shared_ptr<Session> session_;
+  SessionStore* store_;
   v1::StreamStatesRequest request_;
   std::uint64_t max_steps_per_stream_;
   const std::atomic<bool>* cancel_ = nullptr;

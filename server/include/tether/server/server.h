@@ -52,6 +52,14 @@ struct ServerConfig {
   // transport had accepted frames the client never read: it should exceed the client's HTTP/2
   // receive window. The newest frame is always kept. ≥ 1.
   std::size_t replay_bytes = 4 << 20;
+  // Bytes of replay history all sessions together retain [B] (1000 paused sessions would hold
+  // up to 1000 × replay_bytes otherwise). Beyond it, the delivered history of the least recently
+  // used sessions is trimmed, oldest first (the streaming session's last); a resume from a
+  // trimmed index gets FAILED_PRECONDITION naming this limit. Samples computed but not yet
+  // delivered are never trimmed (the default resume needs them), so the total may exceed the
+  // limit by those: ≤ 2 frames per session (what its last stream computed but had not written
+  // yet). ≥ 1. Default 256 MiB.
+  std::size_t replay_total_bytes = std::size_t{256} << 20;
   // Writes one JSON line per RPC to stderr (method, session, code, message, duration_ms).
   bool log_rpcs = true;
 
@@ -67,6 +75,7 @@ struct ServerMetrics {
   std::size_t queued_tasks = 0;       // worker tasks waiting (frames to compute)
   std::size_t frames_buffered = 0;    // frames computed but not yet written, over all streams
   std::size_t max_frames_buffered_per_stream = 0;  // high-water mark of one stream (≤ 2)
+  std::size_t replay_bytes_held = 0;  // bytes of all sessions' replay histories [B]
 };
 
 class Server {
