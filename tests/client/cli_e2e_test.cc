@@ -15,6 +15,7 @@
 
 #include "client/process.h"
 #include "client/xml_check.h"
+#include "pds_exact.h"
 #include "tether/client/client.h"
 
 namespace tether::test {
@@ -258,21 +259,8 @@ TEST(CliExitCodes, UnreachableServerExitsThree) {
 // from (x, y) = (a, b) = (0.25, 0.5). Exact switches of its constraint 0 (c = y): activated when
 // y = b + a(eᵗ − 1) − t reaches 0, deactivated when the multiplier μ = 1 − x = 1 − a eᵗ reaches 0,
 // at t_d = ln(1/a) = ln 4.
-constexpr double kLeaveTime = 1.3862943611198906;  // ln 4
-
-// t_a, the first root of b + a(eᵗ − 1) − t: it decreases on [0, ln 4] (derivative a eᵗ − 1 < 0)
-// from 0.5 at t = 0 to 0.5 + 0.25(e − 1) − 1 < 0 at t = 1; bisection to the last bit.
-double ExactActivationTime() {
-  auto y = [](double t) { return 0.5 + 0.25 * (std::exp(t) - 1) - t; };
-  double lo = 0.0;
-  double hi = 1.0;
-  for (int i = 0; i < 100 && hi - lo > 0; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    if (mid <= lo || mid >= hi) break;
-    (y(mid) > 0 ? lo : hi) = mid;
-  }
-  return lo;
-}
+const double kLeaveTime = tether::testing::pds::half_plane::DeactivationTime();  // ln 4
+double ExactActivationTime() { return tether::testing::pds::half_plane::ActivationTime(); }
 
 // Switch times are located to within the switch tolerance (automatic: rtol · step ≤ 1e-8 · 0.1
 // at the default rtol) on a trajectory whose global error is that of dp5 at rtol 1e-8 (the

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pds_exact.h"
 #include "test_support.h"
 
 namespace tether::server::testing {
@@ -17,21 +18,8 @@ namespace {
 using ::testing::HasSubstr;
 
 // models/pds_half_plane.json: x' = x, y' = x − 1 from (a, b) = (0.25, 0.5) in C = {y ≥ 0}.
-constexpr double kA = 0.25;
-constexpr double kB = 0.5;
-
-// t_a, where the free phase y = b + a(e^t − 1) − t reaches the edge y = 0: Newton from t = 0.8.
-// f(t) = b + a(e^t − 1) − t is convex and decreasing there (f' = a e^t − 1 < 0 for t < ln 4) and
-// f(0.8) > 0, so the iterates increase monotonically to the root; 50 iterations are far more
-// than the quadratic convergence needs to reach machine precision.
-double ActivationTime() {
-  double t = 0.8;
-  for (int i = 0; i < 50; ++i) t -= (kB + kA * (std::exp(t) - 1.0) - t) / (kA * std::exp(t) - 1.0);
-  return t;
-}
-
-// t_d = ln(1/a): the sliding multiplier μ = 1 − x = 1 − a e^t reaches 0 and the flow leaves.
-const double kDeactivationTime = std::log(1.0 / kA);
+using tether::testing::pds::half_plane::ActivationTime;
+const double kDeactivationTime = tether::testing::pds::half_plane::DeactivationTime();
 
 // Located switch times vs the exact ones: the default location tolerance is rtol·h with
 // rtol = 1e-8, and the state error of dp5 at rtol 1e-8 is ~1e-8; divided by the rates at the

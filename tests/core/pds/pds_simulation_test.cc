@@ -9,6 +9,7 @@
 #include <numbers>
 #include <string>
 
+#include "pds_exact.h"
 #include "tether/model/registry.h"
 #include "tether/simulate/simulation.h"
 
@@ -39,32 +40,13 @@ struct Example {
   double (*c)(double x, double y);
 };
 
-// Half-plane: a = 0.25, b = 0.5. t_a solves b + a(eᵗ − 1) − t = 0 (Newton to round-off).
-constexpr double kA = 0.25;
-constexpr double kB = 0.5;
-double HalfPlaneActivation() {
-  double t = 0.85;
-  for (int k = 0; k < 50; ++k) t -= (kB + kA * (std::exp(t) - 1) - t) / (kA * std::exp(t) - 1);
-  return t;
-}
-const double kHalfPlaneTa = HalfPlaneActivation();
-const double kHalfPlaneTd = std::log(1 / kA);
-std::vector<double> HalfPlaneExact(double t) {
-  double y = 0.0;
-  if (t < kHalfPlaneTa) y = kB + kA * (std::exp(t) - 1) - t;
-  if (t > kHalfPlaneTd) y = kA * std::exp(t) - 1 - (t - kHalfPlaneTd);
-  return {kA * std::exp(t), y};
-}
-
-// Disc: r0 = 0.8, θ = t; t_a = acos(2 − 1/r0), t_d = π.
-constexpr double kR0 = 0.8;
-const double kDiscTa = std::acos(2 - 1 / kR0);
-std::vector<double> DiscExact(double t) {
-  double r = 1.0;
-  if (t < kDiscTa) r = 1 / (1 / kR0 + std::cos(t) - 1);
-  if (t > std::numbers::pi) r = 1 / (2 + std::cos(t));
-  return {r * std::cos(t), r * std::sin(t)};
-}
+namespace half_plane = tether::testing::pds::half_plane;
+namespace disc = tether::testing::pds::disc;
+const double kHalfPlaneTa = half_plane::ActivationTime();
+const double kHalfPlaneTd = half_plane::DeactivationTime();
+const double kDiscTa = disc::ActivationTime();
+std::vector<double> HalfPlaneExact(double t) { return half_plane::Exact(t); }
+std::vector<double> DiscExact(double t) { return disc::Exact(t); }
 
 const Example kExamples[] = {
     {"pds_half_plane", 2.0, kHalfPlaneTa, kHalfPlaneTd, HalfPlaneExact,
