@@ -113,14 +113,7 @@ class InequalityStreamTest : public ServerFixture {
   }
 
   v1::Session MustCreate(const std::string& id, const v1::SimulationOptions& options = {}) {
-    v1::CreateSessionRequest request;
-    request.set_model("models/pds_half_plane");
-    request.set_session_id(id);
-    *request.mutable_options() = options;
-    v1::Session session;
-    const grpc::Status status = CreateSession(request, &session);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return session;
+    return MustCreateSession("pds_half_plane", id, options);
   }
 };
 

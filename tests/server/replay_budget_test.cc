@@ -27,14 +27,10 @@ constexpr std::size_t kFrameSamples = 5;
 class ReplayBudgetTest : public ServerFixture {
  protected:
   void MustCreate(const std::string& id) {
-    v1::CreateSessionRequest request;
-    request.set_model("models/pendulum");
-    request.set_session_id(id);
-    request.mutable_options()->set_t_end(kTEnd);
-    request.mutable_options()->set_output_interval(0.01);
-    v1::Session session;
-    const grpc::Status status = CreateSession(request, &session);
-    ASSERT_TRUE(status.ok()) << status.error_message();
+    v1::SimulationOptions options;
+    options.set_t_end(kTEnd);
+    options.set_output_interval(0.01);
+    MustCreateSession("pendulum", id, options);
   }
 
   // Streams the session from `start` (or its default start) to its end.

@@ -40,15 +40,10 @@ constexpr const char* kOscillatorSpec = R"({
 class ServiceTest : public ServerFixture {
  protected:
   v1::Session MustCreate(const std::string& model, const std::string& id, double t_end = 1.0) {
-    v1::CreateSessionRequest request;
-    request.set_model("models/" + model);
-    request.set_session_id(id);
-    request.mutable_options()->set_t_end(t_end);
-    request.mutable_options()->set_output_interval(0.01);
-    v1::Session session;
-    const grpc::Status status = CreateSession(request, &session);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return session;
+    v1::SimulationOptions options;
+    options.set_t_end(t_end);
+    options.set_output_interval(0.01);
+    return MustCreateSession(model, id, options);
   }
 
   grpc::Status Register(const std::string& json, v1::Model* model = nullptr) {

@@ -164,6 +164,19 @@ class ServerFixture : public ::testing::Test {
     return stub_->CreateSession(&context, request, session);
   }
 
+  // Creates session `id` of catalog model `model` with `options`; a failure fails the test.
+  v1::Session MustCreateSession(const std::string& model, const std::string& id,
+                                const v1::SimulationOptions& options) {
+    v1::CreateSessionRequest request;
+    request.set_model("models/" + model);
+    request.set_session_id(id);
+    *request.mutable_options() = options;
+    v1::Session session;
+    const grpc::Status status = CreateSession(request, &session);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return session;
+  }
+
   v1::Session Get(const std::string& name, grpc::Status* status = nullptr) {
     grpc::ClientContext context;
     SetDeadline(&context);
