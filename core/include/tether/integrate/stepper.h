@@ -1,4 +1,5 @@
-// One interface for every ODE scheme that advances the reduced ODE x' = F(t, x).
+// One interface for every scheme that advances the reduced system M x' = F(t, x) (an ODE when
+// M = I, an index-1 DAE when M is singular).
 // The projection method (shared/seeds, chapter 19) keeps stepping and projection apart: a
 // stepper knows nothing of constraints; core/simulate projects after each accepted step.
 //
@@ -6,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -14,15 +16,51 @@
 
 namespace tether::integrate {
 
-// The right-hand side. Evaluation may legitimately fail (an inner Newton solve of an index-1
-// model that does not converge, a singular constraint Jacobian): it then returns false and
-// the stepper ends the step with StepStatus::kRhsFailed.
+// One structurally non-zero entry of a sparse matrix (0-based row and column).
+struct MatrixEntry {
+  std::uint32_t row = 0;
+  std::uint32_t col = 0;
+};
+
+// The system a stepper advances:
+//     M x' = F(t, x),   x ∈ ℝⁿ,   M constant.
+// Explicit methods need M = I (the default) and only call Evaluate. Implicit methods (radau5,
+// bdf) also use the Jacobian ∂F/∂x and M, which may be singular: a zero row of M makes its
+// component an algebraic equation 0 = F_i(t, x) solved inside the stage system (an index-1
+// DAE, Hairer–Wanner II, VI.1). Matrices are given as a fixed sparsity pattern plus values,
+// so a method can assemble them dense or sparse as the size warrants.
+//
+// Evaluation may legitimately fail (an inner Newton solve of an index-1 model that does not
+// converge, a singular constraint Jacobian, an argument outside a function's domain): it then
+// returns false, and the stepper rejects the step and retries it with a smaller one.
 class OdeSystem {
  public:
   virtual ~OdeSystem() = default;
   [[nodiscard]] virtual std::size_t size() const = 0;
   // dxdt ← F(t, x). `x` and `dxdt` have size() elements and do not alias.
   virtual bool Evaluate(double t, std::span<const double> x, std::span<double> dxdt) = 0;
+
+  // The structurally non-zero entries of M, each listed once; empty means M = I.
+  [[nodiscard]] virtual std::span<const MatrixEntry> mass_pattern() const { return {}; }
+  // M's values, one per mass_pattern() entry.
+  [[nodiscard]] virtual std::span<const double> mass_values() const { return {}; }
+
+  // The structurally non-zero entries of ∂F/∂x, each listed once and fixed for the system's
+  // lifetime; empty when the system has no symbolic Jacobian (implicit methods then
+  // approximate it by forward differences of F).
+  [[nodiscard]] virtual std::span<const MatrixEntry> jacobian_pattern() const { return {}; }
+  // values[k] ← ∂F_row/∂x_col at (t, x) for entry k of jacobian_pattern(). False on failure,
+  // as Evaluate.
+  virtual bool Jacobian(double /*t*/, std::span<const double> /*x*/,
+                        std::span<double> /*values*/) {
+    return false;
+  }
+
+  // Per component, the differentiation index of its variable for error control (Hairer's
+  // RADAU5, NIND1/2/3): 0 or 1 for differential and index-1 algebraic components, 2 or 3 for
+  // index-2 and index-3 algebraic ones, whose error estimate is scaled by h^(index − 1).
+  // Empty means every component has index ≤ 1.
+  [[nodiscard]] virtual std::span<const std::uint8_t> variable_index() const { return {}; }
 };
 
 // Weighted root-mean-square norm used by error control (Hairer–Nørsett–Wanner I, II.4):
@@ -39,6 +77,9 @@ struct StepperOptions {
   // relative [1] and absolute [state units] tolerances; both > 0 (rtol ≥ 1e-15).
   double rtol = 1e-8;
   double atol = 1e-10;
+  // Per-component absolute tolerances [state units]; when non-empty (one per component, each
+  // > 0) they replace `atol` in the error norm.
+  std::vector<double> atol_per_component;
   // Step-size controller h_new = h · clamp(safety · err^(−1/(q+1)), min_factor, max_factor),
   // q the order of the embedded estimate. 0 < safety < 1, 0 < min_factor < 1 < max_factor.
   double safety = 0.9;
@@ -71,6 +112,11 @@ struct StepResult {
   double error_norm = 0.0;  // WRMS norm of the accepted local error estimate (0 if none)
   int rejections = 0;       // rejected attempts before acceptance
   int evaluations = 0;      // calls of OdeSystem::Evaluate during this step
+  // Implicit methods: Jacobian evaluations (symbolic or by differences), LU factorizations of
+  // the Newton matrices, and Newton iterations of the stage solves during this step.
+  int jacobians = 0;
+  int factorizations = 0;
+  int newton_iterations = 0;
 };
 
 class Stepper {
@@ -80,6 +126,9 @@ class Stepper {
   [[nodiscard]] virtual std::string_view name() const = 0;  // "euler", "rk4", "dp5", "dop853"
   [[nodiscard]] virtual int order() const = 0;              // order of the propagated solution
   [[nodiscard]] virtual bool adaptive() const = 0;
+  // True for methods that solve stage equations with the Jacobian (radau5, bdf): they accept
+  // systems with a singular mass matrix. Explicit methods need M = I.
+  [[nodiscard]] virtual bool implicit() const { return false; }
   [[nodiscard]] virtual std::unique_ptr<Stepper> Clone() const = 0;
   [[nodiscard]] virtual const StepperOptions& options() const = 0;
 
