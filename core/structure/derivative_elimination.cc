@@ -1,0 +1,210 @@
+#include "structure/derivative_elimination.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "structure/row_dependencies.h"
+
+namespace tether::structure {
+namespace {
+
+using expr::Context;
+using expr::Expr;
+
+constexpr std::size_t kNoColumn = static_cast<std::size_t>(-1);
+
+// F_i = Σ_j A_ij x_j′ + b_i over the derivative columns it contains.
+struct AffineRow {
+  std::size_t equation = 0;
+  std::vector<std::size_t> columns;  // variables j whose x_j′ occurs
+  std::vector<Expr> coefficients;    // A_ij, same order
+  Expr constant;                     // b_i
+};
+
+bool HasDerivative(const Context& cx, Expr e, const JetIndex& jets) {
+  for (Expr symbol : cx.FreeSymbols(e)) {
+    std::optional<JetRef> jet = jets.Find(symbol);
+    if (jet && jet->order >= 1) return true;
+  }
+  return false;
+}
+
+// The affine decomposition of F_i, or nothing if it has no derivative or is not affine in
+// them with derivative-free coefficients.
+std::optional<AffineRow> Affine(Context& cx, std::size_t i, Expr f, const JetIndex& jets,
+                                std::span<const Expr> first_derivatives) {
+  AffineRow row;
+  row.equation = i;
+  std::vector<std::pair<Expr, Expr>> to_zero;
+  for (Expr symbol : cx.FreeSymbols(f)) {
+    std::optional<JetRef> jet = jets.Find(symbol);
+    if (!jet || jet->order == 0) continue;
+    if (jet->order > 1) return std::nullopt;
+    const Expr a = cx.Diff(f, symbol);
+    if (HasDerivative(cx, a, jets)) return std::nullopt;
+    row.columns.push_back(jet->variable);
+    row.coefficients.push_back(a);
+    to_zero.emplace_back(first_derivatives[jet->variable], cx.Constant(0.0));
+  }
+  if (row.columns.empty()) return std::nullopt;
+  row.constant = cx.Substitute(f, to_zero);
+  return row;
+}
+
+// Numeric A at one point (rows × columns, row-major), or nothing if an entry is unreliable.
+std::optional<std::vector<double>> NumericMatrix(const std::vector<AffineRow>& rows,
+                                                 const std::vector<std::size_t>& column_of,
+                                                 std::size_t num_columns, Prober& prober,
+                                                 int point) {
+  std::vector<double> a(rows.size() * num_columns, 0.0);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t k = 0; k < rows[r].columns.size(); ++k) {
+      const ProbeValue v = prober.Evaluate(rows[r].coefficients[k], point);
+      if (!v.reliable) return std::nullopt;
+      a[r * num_columns + column_of[rows[r].columns[k]]] = v.value;
+    }
+  }
+  return a;
+}
+
+// Ranks pivot candidates: lower is better (see the header).
+struct PivotRank {
+  int kind = 4;  // 0 constant, 1 parameters only, 2 definite non-zero, 3 undecided
+  std::size_t nodes = 0;
+  friend bool operator<(const PivotRank& a, const PivotRank& b) {
+    return a.kind != b.kind ? a.kind < b.kind : a.nodes < b.nodes;
+  }
+};
+
+std::optional<PivotRank> RankPivot(const Context& cx, Expr e, const JetIndex& jets, Expr time,
+                                   Prober& prober) {
+  const ZeroVerdict verdict = prober.IsZero(e);
+  if (verdict == ZeroVerdict::kZero) return std::nullopt;
+  PivotRank rank;
+  rank.nodes = cx.NodeCount(e);
+  if (cx.op(e) == expr::Op::kConstant) {
+    rank.kind = 0;
+  } else if (verdict == ZeroVerdict::kUnknown) {
+    rank.kind = 3;
+  } else {
+    bool parameters_only = true;
+    for (Expr symbol : cx.FreeSymbols(e)) {
+      if (symbol == time || jets.Find(symbol)) parameters_only = false;
+    }
+    rank.kind = parameters_only ? 1 : 2;
+  }
+  return rank;
+}
+
+// The cluster S of rows taking part in a dependency at the point of highest rank, or nothing
+// when A has full row rank at some point (or no point gives a reliable A).
+std::optional<std::vector<std::size_t>> DependentCluster(const std::vector<AffineRow>& rows,
+                                                         const std::vector<std::size_t>& column_of,
+                                                         std::size_t num_columns, Prober& prober) {
+  std::optional<RowDependencies> best;
+  for (int point = 0; point < prober.points(); ++point) {
+    std::optional<std::vector<double>> a =
+        NumericMatrix(rows, column_of, num_columns, prober, point);
+    if (!a) continue;
+    RowDependencies found = FindRowDependencies(rows.size(), num_columns, *a);
+    if (found.rank == rows.size()) return std::nullopt;
+    if (!best || found.rank > best->rank) best = std::move(found);
+  }
+  if (!best) return std::nullopt;
+  return best->DependentRows();
+}
+
+}  // namespace
+
+DerivativeElimination EliminateDependentDerivatives(Context& cx, std::span<const Expr> equations,
+                                                    Expr time, const JetIndex& jets,
+                                                    std::span<const Expr> first_derivatives,
+                                                    Prober& prober, std::size_t node_limit) {
+  DerivativeElimination result;
+  result.replacement.assign(equations.size(), Expr{});
+  result.combined_with.resize(equations.size());
+
+  std::vector<AffineRow> rows;
+  for (std::size_t i = 0; i < equations.size(); ++i) {
+    if (auto row = Affine(cx, i, equations[i], jets, first_derivatives)) rows.push_back(*row);
+  }
+  // Columns: the variables whose derivative occurs in some affine row, numbered densely.
+  std::vector<std::size_t> column_of(first_derivatives.size(), kNoColumn);
+  std::size_t num_columns = 0;
+  for (const AffineRow& row : rows) {
+    for (std::size_t j : row.columns) {
+      if (column_of[j] == kNoColumn) column_of[j] = num_columns++;
+    }
+  }
+  if (rows.empty()) return result;
+  std::optional<std::vector<std::size_t>> cluster =
+      DependentCluster(rows, column_of, num_columns, prober);
+  if (!cluster || cluster->empty()) return result;
+
+  // M = [A_S | b_S]: dense over the cluster's rows, columns 0..num_columns-1 then b.
+  const std::size_t b = num_columns;
+  const Expr zero = cx.Constant(0.0);
+  std::vector<std::vector<Expr>> m(cluster->size(), std::vector<Expr>(num_columns + 1, zero));
+  std::vector<char> column_active(num_columns, 0);
+  for (std::size_t s = 0; s < cluster->size(); ++s) {
+    const AffineRow& row = rows[(*cluster)[s]];
+    for (std::size_t k = 0; k < row.columns.size(); ++k) {
+      m[s][column_of[row.columns[k]]] = row.coefficients[k];
+      column_active[column_of[row.columns[k]]] = 1;
+    }
+    m[s][b] = row.constant;
+  }
+  std::vector<char> row_active(cluster->size(), 1);
+  std::vector<std::size_t> pivot_rows;
+  Expr previous = cx.Constant(1.0);
+  while (true) {
+    std::optional<PivotRank> best;
+    std::size_t pr = 0, pc = 0;
+    for (std::size_t s = 0; s < m.size(); ++s) {
+      if (!row_active[s]) continue;
+      for (std::size_t c = 0; c < num_columns; ++c) {
+        if (!column_active[c]) continue;
+        std::optional<PivotRank> rank = RankPivot(cx, m[s][c], jets, time, prober);
+        if (rank && (!best || *rank < *best)) {
+          best = rank;
+          pr = s;
+          pc = c;
+        }
+      }
+    }
+    if (!best) break;
+    row_active[pr] = 0;
+    column_active[pc] = 0;
+    pivot_rows.push_back(rows[(*cluster)[pr]].equation);
+    const Expr pivot = m[pr][pc];
+    for (std::size_t s = 0; s < m.size(); ++s) {
+      if (!row_active[s]) continue;
+      const Expr factor = m[s][pc];
+      for (std::size_t c = 0; c <= num_columns; ++c) {
+        if (c != b && !column_active[c]) continue;
+        // M_sc ← (p·M_sc − M_s,pc·M_pr,c) / p_prev
+        const Expr numerator = cx.Sub(cx.Mul(pivot, m[s][c]), cx.Mul(factor, m[pr][c]));
+        m[s][c] = cx.Div(numerator, previous);
+      }
+      m[s][pc] = zero;
+      if (cx.size() > node_limit) {
+        result.budget_exceeded = true;
+        return result;
+      }
+    }
+    previous = pivot;
+  }
+  std::sort(pivot_rows.begin(), pivot_rows.end());
+  for (std::size_t s = 0; s < m.size(); ++s) {
+    if (!row_active[s]) continue;
+    const std::size_t i = rows[(*cluster)[s]].equation;
+    Expr g = cx.Div(m[s][b], previous);  // g_i = M_ib^(r) / det A_PP
+    if (prober.IsZero(g) == ZeroVerdict::kZero) g = zero;
+    result.replacement[i] = g;
+    result.combined_with[i] = pivot_rows;
+  }
+  return result;
+}
+
+}  // namespace tether::structure
