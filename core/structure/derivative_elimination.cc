@@ -115,6 +115,115 @@ std::optional<std::vector<std::size_t>> DependentCluster(const std::vector<Affin
   return best->DependentRows();
 }
 
+// The cluster split into its connected components: rows sharing a derivative column belong
+// together. Components are independent (no row combination across them can cancel a column),
+// so each is eliminated on its own and a block-diagonal cluster costs the sum of its blocks,
+// not the cube of its size.
+std::vector<std::vector<std::size_t>> Components(const std::vector<AffineRow>& rows,
+                                                 const std::vector<std::size_t>& cluster,
+                                                 std::size_t num_variables) {
+  std::vector<std::size_t> parent(cluster.size());
+  for (std::size_t s = 0; s < parent.size(); ++s) parent[s] = s;
+  auto root = [&parent](std::size_t s) {
+    while (parent[s] != s) s = parent[s] = parent[parent[s]];
+    return s;
+  };
+  std::vector<std::size_t> first_row_of(num_variables, kNoColumn);
+  for (std::size_t s = 0; s < cluster.size(); ++s) {
+    for (std::size_t j : rows[cluster[s]].columns) {
+      if (first_row_of[j] == kNoColumn) {
+        first_row_of[j] = s;
+      } else {
+        parent[root(s)] = root(first_row_of[j]);
+      }
+    }
+  }
+  std::vector<std::vector<std::size_t>> components;
+  std::vector<std::size_t> component_of(cluster.size(), kNoColumn);
+  for (std::size_t s = 0; s < cluster.size(); ++s) {
+    std::size_t& c = component_of[root(s)];
+    if (c == kNoColumn) {
+      c = components.size();
+      components.emplace_back();
+    }
+    components[c].push_back(cluster[s]);
+  }
+  return components;
+}
+
+// Bareiss on [A | b] over `component` (indices into `rows`); fills the replacements of its
+// dependent rows. False when the context outgrew `node_limit`.
+bool EliminateComponent(Context& cx, const std::vector<AffineRow>& rows,
+                        const std::vector<std::size_t>& component, Expr time, const JetIndex& jets,
+                        Prober& prober, std::size_t node_limit, DerivativeElimination* result) {
+  // Local dense columns: the component's derivative columns, then b.
+  std::vector<std::size_t> variables;
+  for (std::size_t r : component) {
+    variables.insert(variables.end(), rows[r].columns.begin(), rows[r].columns.end());
+  }
+  std::sort(variables.begin(), variables.end());
+  variables.erase(std::unique(variables.begin(), variables.end()), variables.end());
+  const std::size_t b = variables.size();
+  const Expr zero = cx.Constant(0.0);
+  std::vector<std::vector<Expr>> m(component.size(), std::vector<Expr>(b + 1, zero));
+  for (std::size_t s = 0; s < component.size(); ++s) {
+    const AffineRow& row = rows[component[s]];
+    for (std::size_t k = 0; k < row.columns.size(); ++k) {
+      const auto at = std::lower_bound(variables.begin(), variables.end(), row.columns[k]);
+      m[s][static_cast<std::size_t>(at - variables.begin())] = row.coefficients[k];
+    }
+    m[s][b] = row.constant;
+  }
+  std::vector<char> row_active(component.size(), 1);
+  std::vector<char> column_active(b, 1);
+  std::vector<std::size_t> pivot_rows;
+  Expr previous = cx.Constant(1.0);
+  while (true) {
+    std::optional<PivotRank> best;
+    std::size_t pr = 0, pc = 0;
+    for (std::size_t s = 0; s < m.size(); ++s) {
+      if (!row_active[s]) continue;
+      for (std::size_t c = 0; c < b; ++c) {
+        if (!column_active[c]) continue;
+        std::optional<PivotRank> rank = RankPivot(cx, m[s][c], jets, time, prober);
+        if (rank && (!best || *rank < *best)) {
+          best = rank;
+          pr = s;
+          pc = c;
+        }
+      }
+    }
+    if (!best) break;
+    row_active[pr] = 0;
+    column_active[pc] = 0;
+    pivot_rows.push_back(rows[component[pr]].equation);
+    const Expr pivot = m[pr][pc];
+    for (std::size_t s = 0; s < m.size(); ++s) {
+      if (!row_active[s]) continue;
+      const Expr factor = m[s][pc];
+      for (std::size_t c = 0; c <= b; ++c) {
+        if (c != b && !column_active[c]) continue;
+        // M_sc ← (p·M_sc − M_s,pc·M_pr,c) / p_prev
+        const Expr numerator = cx.Sub(cx.Mul(pivot, m[s][c]), cx.Mul(factor, m[pr][c]));
+        m[s][c] = cx.Div(numerator, previous);
+      }
+      m[s][pc] = zero;
+      if (cx.size() > node_limit) return false;
+    }
+    previous = pivot;
+  }
+  std::sort(pivot_rows.begin(), pivot_rows.end());
+  for (std::size_t s = 0; s < m.size(); ++s) {
+    if (!row_active[s]) continue;
+    const std::size_t i = rows[component[s]].equation;
+    Expr g = cx.Div(m[s][b], previous);  // g_i = M_ib^(r) / det A_PP
+    if (prober.IsZero(g) == ZeroVerdict::kZero) g = zero;
+    result->replacement[i] = g;
+    result->combined_with[i] = pivot_rows;
+  }
+  return true;
+}
+
 }  // namespace
 
 DerivativeElimination EliminateDependentDerivatives(Context& cx, std::span<const Expr> equations,
@@ -129,6 +238,7 @@ DerivativeElimination EliminateDependentDerivatives(Context& cx, std::span<const
   for (std::size_t i = 0; i < equations.size(); ++i) {
     if (auto row = Affine(cx, i, equations[i], jets, first_derivatives)) rows.push_back(*row);
   }
+  if (rows.empty()) return result;
   // Columns: the variables whose derivative occurs in some affine row, numbered densely.
   std::vector<std::size_t> column_of(first_derivatives.size(), kNoColumn);
   std::size_t num_columns = 0;
@@ -137,72 +247,14 @@ DerivativeElimination EliminateDependentDerivatives(Context& cx, std::span<const
       if (column_of[j] == kNoColumn) column_of[j] = num_columns++;
     }
   }
-  if (rows.empty()) return result;
   std::optional<std::vector<std::size_t>> cluster =
       DependentCluster(rows, column_of, num_columns, prober);
   if (!cluster || cluster->empty()) return result;
-
-  // M = [A_S | b_S]: dense over the cluster's rows, columns 0..num_columns-1 then b.
-  const std::size_t b = num_columns;
-  const Expr zero = cx.Constant(0.0);
-  std::vector<std::vector<Expr>> m(cluster->size(), std::vector<Expr>(num_columns + 1, zero));
-  std::vector<char> column_active(num_columns, 0);
-  for (std::size_t s = 0; s < cluster->size(); ++s) {
-    const AffineRow& row = rows[(*cluster)[s]];
-    for (std::size_t k = 0; k < row.columns.size(); ++k) {
-      m[s][column_of[row.columns[k]]] = row.coefficients[k];
-      column_active[column_of[row.columns[k]]] = 1;
+  for (const auto& component : Components(rows, *cluster, first_derivatives.size())) {
+    if (!EliminateComponent(cx, rows, component, time, jets, prober, node_limit, &result)) {
+      result.budget_exceeded = true;
+      return result;
     }
-    m[s][b] = row.constant;
-  }
-  std::vector<char> row_active(cluster->size(), 1);
-  std::vector<std::size_t> pivot_rows;
-  Expr previous = cx.Constant(1.0);
-  while (true) {
-    std::optional<PivotRank> best;
-    std::size_t pr = 0, pc = 0;
-    for (std::size_t s = 0; s < m.size(); ++s) {
-      if (!row_active[s]) continue;
-      for (std::size_t c = 0; c < num_columns; ++c) {
-        if (!column_active[c]) continue;
-        std::optional<PivotRank> rank = RankPivot(cx, m[s][c], jets, time, prober);
-        if (rank && (!best || *rank < *best)) {
-          best = rank;
-          pr = s;
-          pc = c;
-        }
-      }
-    }
-    if (!best) break;
-    row_active[pr] = 0;
-    column_active[pc] = 0;
-    pivot_rows.push_back(rows[(*cluster)[pr]].equation);
-    const Expr pivot = m[pr][pc];
-    for (std::size_t s = 0; s < m.size(); ++s) {
-      if (!row_active[s]) continue;
-      const Expr factor = m[s][pc];
-      for (std::size_t c = 0; c <= num_columns; ++c) {
-        if (c != b && !column_active[c]) continue;
-        // M_sc ← (p·M_sc − M_s,pc·M_pr,c) / p_prev
-        const Expr numerator = cx.Sub(cx.Mul(pivot, m[s][c]), cx.Mul(factor, m[pr][c]));
-        m[s][c] = cx.Div(numerator, previous);
-      }
-      m[s][pc] = zero;
-      if (cx.size() > node_limit) {
-        result.budget_exceeded = true;
-        return result;
-      }
-    }
-    previous = pivot;
-  }
-  std::sort(pivot_rows.begin(), pivot_rows.end());
-  for (std::size_t s = 0; s < m.size(); ++s) {
-    if (!row_active[s]) continue;
-    const std::size_t i = rows[(*cluster)[s]].equation;
-    Expr g = cx.Div(m[s][b], previous);  // g_i = M_ib^(r) / det A_PP
-    if (prober.IsZero(g) == ZeroVerdict::kZero) g = zero;
-    result.replacement[i] = g;
-    result.combined_with[i] = pivot_rows;
   }
   return result;
 }

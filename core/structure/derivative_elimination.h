@@ -21,17 +21,22 @@
 //    numerically (row_dependencies.h). Full row rank at some point means full rank
 //    generically: nothing to do, and no symbolic work is spent. Otherwise the rows in the
 //    support of the left null space form the cluster S (any dependency involves only rows of
-//    S); the numeric answer only chooses S, the symbolic pass below decides.
+//    S); the numeric answer only chooses S, the symbolic pass below decides. S splits into
+//    connected components (rows sharing a derivative column): a null vector restricted to one
+//    component is again one, so each component is eliminated on its own (a block-diagonal S,
+//    such as many floating capacitors, costs the sum of its blocks).
 // 2. Fraction-free elimination (Bareiss, "Sylvester's identity and multistep integer-
-//    preserving Gaussian elimination", Math. Comp. 22 (1968) 565–578) on [A_S | b_S], with
-//    p₀ = 1 and, at step k with pivot p_k = M_rc^(k−1) moved out of the active rows/columns,
+//    preserving Gaussian elimination", Math. Comp. 22 (1968) 565–578) on [A_K | b_K] for each
+//    component K, with p₀ = 1 and, at step k with pivot p_k = M_rc^(k−1) moved out of the
+//    active rows and columns,
 //        M_ij^(k) = (p_k·M_ij^(k−1) − M_ic^(k−1)·M_rj^(k−1)) / p_(k−1)
 //    for the active rows i and the active columns j and b. By Sylvester's identity the division
 //    is exact: M_ij^(k) is the (k+1)-minor of [A | b] on the pivot rows and i, the pivot
 //    columns and j, so entries stay minors instead of growing as products, and the expression
-//    DAG grows by O(|S|·|C|) nodes per step. A pivot must be non-zero: its zero test is the
-//    constant 0, else the random-point probe (probe.h: a non-zero entry is taken for zero with
-//    probability below 10⁻³⁰), and an entry the probe cannot decide counts as non-zero.
+//    DAG grows by O(|K|·|C_K|) nodes per step (C_K the component's columns). A pivot must be
+//    non-zero: its zero test is the constant 0, else the random-point probe (probe.h: a
+//    non-zero entry is taken for zero with probability below 10⁻³⁰), and an entry the probe
+//    cannot decide counts as non-zero.
 //    Preferred pivots, in order: constants, then expressions of parameters only (neither can
 //    vanish during a run), then definite non-zeros with the fewest nodes, then undecided ones.
 // 3. When no non-zero pivot is left after r steps, the A-part of each remaining row i is zero,

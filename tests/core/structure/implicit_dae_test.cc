@@ -475,5 +475,33 @@ TEST_F(ImplicitDaeTest, HundredPendulaAreFiveHundredVariables) {
   EXPECT_EQ(s.report.degrees_of_freedom, 200u);
 }
 
+TEST_F(ImplicitDaeTest, FloatingCapacitorLadderIsEliminatedBlockByBlock) {
+  // 200 floating capacitors (400 node voltages): pair p has nodes a = 2p, b = 2p + 1,
+  //   a: C(u_a′ − u_b′) + (u_a − u_prev)/R = 0   (u_prev = E(t) or the previous pair's b),
+  //   b: C(u_b′ − u_a′) + u_b/R + (u_b − u_next)/R = 0   (u_next the next pair's a, if any).
+  // Every pair's rows are dependent in their derivatives; the 200 blocks are eliminated one by
+  // one (a single 400-row Bareiss would need ~10⁸ nodes). Index 1, one state per capacitor.
+  constexpr int kPairs = 200;
+  Strings variables, equations;
+  for (int p = 0; p < kPairs; ++p) {
+    const std::string a = "u" + std::to_string(2 * p), b = "u" + std::to_string(2 * p + 1);
+    variables.push_back(a);
+    variables.push_back(b);
+    const std::string previous = p == 0 ? "E*sin(t)" : "u" + std::to_string(2 * p - 1);
+    std::string next_current;
+    if (p + 1 < kPairs) next_current = " + (" + b + " - u" + std::to_string(2 * p + 2) + ")/R";
+    equations.push_back("C*(der(" + a + ") - der(" + b + ")) + (" + a + " - " + previous + ")/R = 0");
+    equations.push_back("C*(der(" + b + ") - der(" + a + ")) + " + b + "/R" + next_current + " = 0");
+  }
+  const SemiExplicitSystem s = ReduceOk(variables, equations);
+  EXPECT_EQ(s.report.structural_index, 1);
+  int eliminated = 0;
+  for (const auto& e : s.report.equations) eliminated += e.derivatives_eliminated ? 1 : 0;
+  EXPECT_EQ(eliminated, kPairs);
+  ASSERT_EQ(s.invariant_levels.size(), 1u);
+  EXPECT_EQ(s.invariant_levels[0].invariants.size(), static_cast<std::size_t>(kPairs));
+  EXPECT_EQ(s.report.degrees_of_freedom, static_cast<std::size_t>(kPairs));
+}
+
 }  // namespace
 }  // namespace tether::testing
