@@ -2,6 +2,7 @@
 // kMethods below.
 #include <array>
 
+#include "integrate/bdf.h"
 #include "integrate/dop853.h"
 #include "integrate/dormand_prince.h"
 #include "integrate/explicit_euler.h"
@@ -22,11 +23,12 @@ struct Method {
   std::unique_ptr<Stepper> (*make)(const StepperOptions&);
 };
 
-constexpr std::array<Method, 4> kMethods = {{
+constexpr std::array<Method, 5> kMethods = {{
     {"euler", &Make<ExplicitEuler>},
     {"rk4", &Make<Rk4>},
     {"dp5", &Make<DormandPrince>},
     {"dop853", &Make<Dop853>},
+    {"bdf", &Make<Bdf>},
 }};
 
 constexpr std::array<std::string_view, kMethods.size()> kNames = [] {

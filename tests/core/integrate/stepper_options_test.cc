@@ -65,7 +65,7 @@ TEST(WrmsNorm, WeighsByTheLargerOfBothStates) {
 }
 
 TEST(StepperRegistry, MakesEveryListedMethodAndNothingElse) {
-  ASSERT_EQ(StepperNames().size(), 4u);
+  ASSERT_EQ(StepperNames().size(), 5u);
   for (std::string_view name : StepperNames()) {
     const std::unique_ptr<Stepper> stepper = MakeStepper(name, {});
     ASSERT_NE(stepper, nullptr) << name;
@@ -80,6 +80,7 @@ TEST(StepperRegistry, AdaptivityAsDocumented) {
   EXPECT_FALSE(MakeStepper("rk4", {})->adaptive());
   EXPECT_TRUE(MakeStepper("dp5", {})->adaptive());
   EXPECT_TRUE(MakeStepper("dop853", {})->adaptive());
+  EXPECT_TRUE(MakeStepper("bdf", {})->adaptive());
 }
 
 }  // namespace

@@ -56,6 +56,21 @@ class OdeSystem {
     return false;
   }
 
+  // Invariants the solution keeps (the hidden constraints of the projection method, chapter
+  // 19): a stepper that projects_internally() calls Project after each step (inside the step,
+  // so that a multistep method's history stays on the manifold) instead of the caller
+  // projecting the step's end.
+  [[nodiscard]] virtual bool has_projection() const { return false; }
+  // x ← the nearest point of the invariant manifold {H(t, z) = 0} in the system's metric W
+  // (min ½‖z − x‖²_W s.t. H(t, z) = 0), in place, to the system's own tolerance. If `error`
+  // is non-empty (size() elements, a local error estimate), also error ← its projection onto
+  // the tangent space at the projected x: e ← e − W⁻¹H_zᵀ(H_z W⁻¹ H_zᵀ)⁻¹ H_z e (SUNDIALS'
+  // CVProjFn convention). False on failure (no convergence, singular H_z), as Evaluate: the
+  // stepper retries with a smaller step.
+  virtual bool Project(double /*t*/, std::span<double> /*x*/, std::span<double> /*error*/) {
+    return false;
+  }
+
   // Per component, the differentiation index of its variable for error control (Hairer's
   // RADAU5, NIND1/2/3): 0 or 1 for differential and index-1 algebraic components, 2 or 3 for
   // index-2 and index-3 algebraic ones, whose error estimate is scaled by h^(index − 1).
@@ -102,7 +117,9 @@ enum class StepStatus {
   kAccepted,           // x_new holds the state at t + h_taken
   kStepSizeUnderflow,  // the controller needed a step below the minimum
   kNonFinite,          // a stage or the result contains NaN or ±∞
-  kRhsFailed,          // OdeSystem::Evaluate returned false
+  kRhsFailed,          // OdeSystem::Evaluate (or Jacobian, Project) returned false
+  kUnsupported,        // the method cannot integrate this system with these options
+                       // (StepResult::message says why); nothing was stepped
 };
 
 struct StepResult {
@@ -117,6 +134,9 @@ struct StepResult {
   int jacobians = 0;
   int factorizations = 0;
   int newton_iterations = 0;
+  // On failure, what failed, where and why (e.g. bdf: the integrator, t, SUNDIALS' flag and
+  // message, the failing callback); empty on success and where a method has nothing to add.
+  std::string message;
 };
 
 class Stepper {
@@ -129,6 +149,15 @@ class Stepper {
   // True for methods that solve stage equations with the Jacobian (radau5, bdf): they accept
   // systems with a singular mass matrix. Explicit methods need M = I.
   [[nodiscard]] virtual bool implicit() const { return false; }
+  // False for methods without a fixed-step mode (bdf: SUNDIALS always controls the step):
+  // with StepperOptions::error_control = false their Step ends with kUnsupported, so callers
+  // validate the combination up front.
+  [[nodiscard]] virtual bool supports_fixed_step() const { return true; }
+  // True for methods that call OdeSystem::Project themselves after every accepted step (bdf,
+  // through CVodeSetProjFn): when the system has_projection(), x_new is already projected
+  // and the caller must not project it again (a multistep method would have to restart at
+  // order 1 from a state changed behind its back). Dense output is not projected.
+  [[nodiscard]] virtual bool projects_internally() const { return false; }
   [[nodiscard]] virtual std::unique_ptr<Stepper> Clone() const = 0;
   [[nodiscard]] virtual const StepperOptions& options() const = 0;
 
