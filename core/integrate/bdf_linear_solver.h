@@ -26,10 +26,12 @@ class BdfLinearSolver {
 
   // Systems of at least this many unknowns with a symbolic Jacobian get the sparse kind.
   // Measured with bench/bdf_overhead (its crossover table, bench/results/bdf_overhead.md):
-  // KLU's refactorization plus three solves costs as much as SUNDIALS' dense LU (unblocked,
-  // partial pivoting) and three solves near n = 10, and less from there at every density
-  // measured, tridiagonal to 95 % full (1.8–4× less at n = 20).
-  static constexpr std::size_t kSparseFromSize = 20;
+  // forming the matrix, KLU's refactorization and three solves cost 1.3–2.9 times less than
+  // SUNDIALS' dense LU (unblocked, partial pivoting) at n = 10 for every pattern measured,
+  // tridiagonal to 95 % full, and 2–8 times less from n = 20. Below, the gain is small in
+  // absolute terms and dense LU, which pivots anew at every factorization, is the more
+  // robust one (KLU's refactorization keeps its first factorization's pivot order).
+  static constexpr std::size_t kSparseFromSize = 10;
 
   // The sparse kind iff the system has a symbolic Jacobian (SUNDIALS' difference quotients
   // need a dense matrix) and n ≥ kSparseFromSize.
