@@ -50,6 +50,9 @@ std::string_view ClosestFunction(std::string_view name) {
   return best;
 }
 
+// The derivative operator of implicit models (ParseOptions::derivatives).
+constexpr std::string_view kDerivative = "der";
+
 enum class TokenKind { kEnd, kNumber, kName, kSymbol };
 
 struct Token {
@@ -61,8 +64,9 @@ struct Token {
 
 class Parser {
  public:
-  Parser(Context& context, std::string_view text, const ParseLimits& limits)
-      : context_(context), text_(text), limits_(limits) {}
+  Parser(Context& context, std::string_view text, const ParseLimits& limits,
+         const ParseOptions& options)
+      : context_(context), text_(text), limits_(limits), options_(options) {}
 
   ParseResult Run() {
     ParseResult result;
@@ -130,14 +134,35 @@ class Parser {
                                  std::to_string(got));
   }
 
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailDerivativeNotAllowed(const Token& der) {
+    return Fail(der.column,
+                "der() is not allowed here: derivatives appear only in the equations of an "
+                "implicit model");
+  }
+
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailDerivativeOperand(const Token& t) {
+    return Fail(t.column, "der() applies to a variable name only, found " + Describe(t));
+  }
+
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailDerivativeClose(int open_column) {
+    return Fail(token_.column, "expected ')' to close der( at col " + std::to_string(open_column) +
+                                   " (der() applies to one variable name), found " +
+                                   Describe(token_));
+  }
+
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailDerivativeAlone(const Token& der) {
+    return Fail(der.column, "'der' is the derivative operator: write der(x), found 'der' before " +
+                                Describe(token_));
+  }
+
   [[gnu::noinline, gnu::cold]] bool FailTooDeep() {
     Fail(token_.column,
          "expression nested deeper than " + std::to_string(limits_.max_depth) + " levels");
     return false;
   }
 
-  [[gnu::noinline, gnu::cold]] void RecordName(const Token& name) {
-    names_.push_back(NameUse{std::string(name.text), name.column});
+  [[gnu::noinline, gnu::cold]] void RecordName(const Token& name, int derivative_order = 0) {
+    names_.push_back(NameUse{std::string(name.text), name.column, derivative_order});
   }
 
   static std::string Describe(const Token& t) {
@@ -317,6 +342,11 @@ class Parser {
       if (call) return Fail(name.column, "'pi' is a constant, not a function");
       return context_.Constant(std::numbers::pi);
     }
+    if (name.text == kDerivative && (call || options_.derivatives)) {
+      if (!options_.derivatives) return FailDerivativeNotAllowed(name);
+      if (!call) return FailDerivativeAlone(name);
+      return ParseDerivative();
+    }
     if (!call) {
       if (function != nullptr) return FailNoCall(name);
       RecordName(name);
@@ -324,6 +354,33 @@ class Parser {
     }
     if (function == nullptr) return FailUnknownFunction(name);
     return ParseCall(name, *function);
+  }
+
+  // After `der`, at '(': der(name) or der(der(…(name)…)), one nesting level per der.
+  std::optional<Expr> ParseDerivative() {
+    std::vector<int> open_columns;
+    while (true) {
+      open_columns.push_back(token_.column);
+      if (!Enter() || !Advance()) return std::nullopt;
+      if (token_.kind != TokenKind::kName) return FailDerivativeOperand(token_);
+      const Token operand = token_;
+      if (!Advance()) return std::nullopt;
+      if (operand.text == kDerivative && IsSymbol('(')) continue;  // der(der(…
+      if (operand.text == kDerivative || operand.text == "pi" ||
+          internal::FindFunction(operand.text) != nullptr) {
+        return FailDerivativeOperand(operand);
+      }
+      for (auto open = open_columns.rbegin(); open != open_columns.rend(); ++open) {
+        if (!IsSymbol(')')) return FailDerivativeClose(*open);
+        if (!Advance()) return std::nullopt;
+        --depth_;
+      }
+      const int order = static_cast<int>(open_columns.size());
+      RecordName(operand, order);
+      std::string symbol(operand.text);
+      for (int k = 0; k < order; ++k) symbol = DerivativeName(symbol);
+      return context_.Symbol(symbol);
+    }
   }
 
   std::optional<Expr> ParseCall(const Token& name, const internal::FunctionInfo& function) {
@@ -362,6 +419,7 @@ class Parser {
   Context& context_;
   std::string_view text_;
   const ParseLimits& limits_;
+  const ParseOptions& options_;
   std::size_t pos_ = 0;
   Token token_;
   int depth_ = 0;
@@ -388,8 +446,16 @@ std::string Describe(const ParseError& error) {
   return "col " + std::to_string(error.column) + ": " + error.message;
 }
 
-ParseResult Parse(Context& context, std::string_view text, const ParseLimits& limits) {
-  return Parser(context, text, limits).Run();
+std::string DerivativeName(std::string_view operand) {
+  std::string name = "der(";
+  name += operand;
+  name += ')';
+  return name;
+}
+
+ParseResult Parse(Context& context, std::string_view text, const ParseLimits& limits,
+                  const ParseOptions& options) {
+  return Parser(context, text, limits, options).Run();
 }
 
 }  // namespace tether::expr

@@ -3,11 +3,27 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tether/expr/parse.h"
+
 namespace tether::structure {
 namespace {
 
-constexpr std::string_view kOpen = "der(";
-constexpr std::string_view kClose = ")";
+// What expr::DerivativeName puts before and after its operand (the one definition of the
+// spelling), found by naming a marker.
+struct Affixes {
+  std::string open;
+  std::string close;
+};
+
+const Affixes& DerivativeAffixes() {
+  static const Affixes affixes = [] {
+    constexpr char kMarker = '\x01';
+    const std::string name = expr::DerivativeName(std::string_view(&kMarker, 1));
+    const std::size_t at = name.find(kMarker);
+    return Affixes{name.substr(0, at), name.substr(at + 1)};
+  }();
+  return affixes;
+}
 
 }  // namespace
 
@@ -17,12 +33,14 @@ std::string JetName(std::string_view variable, int order) {
                  kMaxJetOrder);
     std::abort();
   }
+  // DerivativeName nested `order` times, built in one pass.
+  const Affixes& affixes = DerivativeAffixes();
   const auto k = static_cast<std::size_t>(order);
   std::string name;
-  name.reserve(variable.size() + k * (kOpen.size() + kClose.size()));
-  for (std::size_t i = 0; i < k; ++i) name += kOpen;
+  name.reserve(variable.size() + k * (affixes.open.size() + affixes.close.size()));
+  for (std::size_t i = 0; i < k; ++i) name += affixes.open;
   name += variable;
-  for (std::size_t i = 0; i < k; ++i) name += kClose;
+  for (std::size_t i = 0; i < k; ++i) name += affixes.close;
   return name;
 }
 
@@ -31,11 +49,13 @@ expr::Expr JetSymbol(expr::Context& context, std::string_view variable, int orde
 }
 
 JetNameParts SplitJetName(std::string_view name) {
+  const std::string_view open = DerivativeAffixes().open;
+  const std::string_view close = DerivativeAffixes().close;
   std::string_view inner = name;
   int order = 0;
-  while (order < kMaxJetOrder && inner.size() > kOpen.size() + kClose.size() &&
-         inner.starts_with(kOpen) && inner.ends_with(kClose)) {
-    inner = inner.substr(kOpen.size(), inner.size() - kOpen.size() - kClose.size());
+  while (order < kMaxJetOrder && inner.size() > open.size() + close.size() &&
+         inner.starts_with(open) && inner.ends_with(close)) {
+    inner = inner.substr(open.size(), inner.size() - open.size() - close.size());
     ++order;
   }
   if (inner.find_first_of("()") != std::string_view::npos) return {name, 0};

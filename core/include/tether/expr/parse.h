@@ -6,14 +6,20 @@
 //   term    := unary (('*' | '/') unary)*
 //   unary   := ('-' | '+') unary | power
 //   power   := primary ('^' unary)?
-//   primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
+//   primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')' | derivative
+//   derivative := 'der' '(' (name | derivative) ')'     (only with ParseOptions::derivatives)
 //   number  := digits ['.' digits] | '.' digits, then optionally [eE] [+-] digits
 //   name    := [A-Za-z_][A-Za-z0-9_]*      (spaces, tabs and line breaks separate tokens)
 // Functions: sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs sign (one argument),
 // atan2 min max pow (two; pow(a, b) = a^b), select (three: select(c, p, q) = c > 0 ? p : q,
 // the node that derivatives of min/max use). The name `pi` is the constant π. A function name
 // without '(' is an error; every other name becomes a symbol; the caller (core/model) decides
-// which names are known. Numbers out of double range are errors (tiny ones become 0 or a
+// which names are known. With ParseOptions::derivatives, der(x) is the time derivative of the
+// name x: the symbol named DerivativeName("x") = "der(x)" (der(der(x)) = "der(der(x))"), recorded
+// in ParseResult::names as a use of x with derivative_order 1 (2, …); der() of anything but a
+// name or another der() is an error at that operand, and `der` alone is an error. Without the
+// option `der(` is an error saying where derivatives belong, and `der` alone is an ordinary
+// name. Numbers out of double range are errors (tiny ones become 0 or a
 // subnormal). Construction goes through the simplifying Context methods, so `x - x` parses
 // to the constant 0 (its names are still recorded).
 #pragma once
@@ -30,7 +36,18 @@ namespace tether::expr {
 // One use of a name in the text, for validation messages (did-you-mean, column).
 struct NameUse {
   std::string name;
-  int column = 0;  // 1-based column of the name's first character
+  int column = 0;            // 1-based column of the name's first character
+  int derivative_order = 0;  // k for a use inside k nested der(): der(x) is x with order 1
+};
+
+// The symbol name of der(operand): "der(" + operand + ")". One definition for the parser and
+// for everything that builds derivative symbols (tether/structure/jets.h nests it).
+std::string DerivativeName(std::string_view operand);
+
+// What the language accepts beyond the default grammar.
+struct ParseOptions {
+  // der(name), nested der(der(name)): the time derivative symbols of fully implicit models.
+  bool derivatives = false;
 };
 
 struct ParseError {
@@ -70,6 +87,7 @@ struct ParseLimits {
 // Parses `text` into `context`. Never throws or aborts on bad input: the first error found is
 // returned (and `expr` is invalid). Nodes built before an error stay in the context. Invalid
 // `limits` are reported as an error at column 1.
-ParseResult Parse(Context& context, std::string_view text, const ParseLimits& limits = {});
+ParseResult Parse(Context& context, std::string_view text, const ParseLimits& limits = {},
+                  const ParseOptions& options = {});
 
 }  // namespace tether::expr

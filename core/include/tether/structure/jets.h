@@ -4,8 +4,10 @@
 //   x^(0) = "x",   x^(1) = "der(x)",   x^(2) = "der(der(x))",   …
 //
 // `der(x)` is how a user writes x' in an implicit model (Modelica's spelling); higher jets nest
-// it. A name containing '(' can never be an identifier of the expression grammar
-// ([A-Za-z_][A-Za-z0-9_]*), so a jet symbol cannot collide with a variable or parameter name.
+// it. The spelling is expr::DerivativeName's (tether/expr/parse.h), so the parser's der(x)
+// (ParseOptions::derivatives) is exactly the jet symbol. A name containing '(' can never be an
+// identifier of the expression grammar ([A-Za-z_][A-Za-z0-9_]*), so a jet symbol cannot
+// collide with a variable or parameter name, and its printed text parses back to it.
 #pragma once
 
 #include <string>
