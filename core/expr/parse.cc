@@ -77,7 +77,7 @@ class Parser {
       Fail(1, "expression is " + std::to_string(text_.size()) + " characters long; the limit is " +
                   std::to_string(limits_.max_length));
     } else if (Advance()) {
-      const std::optional<Expr> e = ParseSum();
+      const std::optional<Expr> e = options_.equation ? ParseEquation() : ParseSum();
       if (e && token_.kind != TokenKind::kEnd) {
         Fail(token_.column, "expected an operator or end of input, found " + Describe(token_));
       } else if (e) {
@@ -155,6 +155,11 @@ class Parser {
                                 Describe(token_));
   }
 
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailSecondEquals(int first_column) {
+    return Fail(token_.column, "an equation has one '=' (the first is at col " +
+                                   std::to_string(first_column) + ")");
+  }
+
   [[gnu::noinline, gnu::cold]] bool FailTooDeep() {
     Fail(token_.column,
          "expression nested deeper than " + std::to_string(limits_.max_depth) + " levels");
@@ -196,7 +201,8 @@ class Parser {
       token_.text = text_.substr(start, pos_ - start);
       return true;
     }
-    if (std::string_view("+-*/^(),").find(ch) != std::string_view::npos) {
+    if (std::string_view("+-*/^(),").find(ch) != std::string_view::npos ||
+        (ch == '=' && options_.equation)) {
       ++pos_;
       token_.kind = TokenKind::kSymbol;
       token_.text = text_.substr(start, 1);
@@ -259,6 +265,18 @@ class Parser {
 
   // Enters one level of nesting; false (with an error) beyond the limit.
   bool Enter() { return ++depth_ <= limits_.max_depth || FailTooDeep(); }
+
+  // equation := expr ['=' expr], the residual lhs − rhs.
+  std::optional<Expr> ParseEquation() {
+    const std::optional<Expr> lhs = ParseSum();
+    if (!lhs || !IsSymbol('=')) return lhs;
+    const int equals_column = token_.column;
+    if (!Advance()) return std::nullopt;
+    const std::optional<Expr> rhs = ParseSum();
+    if (!rhs) return std::nullopt;
+    if (IsSymbol('=')) return FailSecondEquals(equals_column);
+    return context_.Sub(*lhs, *rhs);
+  }
 
   // expr := term (('+' | '-') term)*
   std::optional<Expr> ParseSum() {

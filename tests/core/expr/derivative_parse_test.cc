@@ -1,7 +1,9 @@
-// der() in the parser (ParseOptions::derivatives): the derivative symbols of implicit models,
-// their name uses, and every misuse by its column and message.
+// The implicit models' additions to the parser: der() (ParseOptions::derivatives), the
+// derivative symbols and their name uses, and equations lhs = rhs (ParseOptions::equation);
+// every misuse by its column and message.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "tether/expr/parse.h"
@@ -104,6 +106,46 @@ TEST(DerivativeParseTest, NestingCountsTowardsTheDepthLimit) {
   const ParseResult r = Parse(c, "der(der(der(der(x))))", limits, WithDerivatives());
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.error.message, "expression nested deeper than 3 levels");
+}
+
+ParseOptions Equations() {
+  ParseOptions options = WithDerivatives();
+  options.equation = true;
+  return options;
+}
+
+TEST(EquationParseTest, ResidualIsLeftMinusRight) {
+  Context c;
+  const ParseResult r = Parse(c, "m*der(v) = -m*g + 2*y*lam", {}, Equations());
+  ASSERT_TRUE(r.ok()) << Describe(r.error);
+  const std::map<std::string, double> at = {{"m", 2.0}, {"der(v)", 0.5}, {"g", 9.81},
+                                            {"y", -0.8}, {"lam", 1.5}};
+  const double value = c.Evaluate(r.expr, [&](Expr s) { return at.at(c.symbol_name(s)); });
+  // m v′ − (−m g + 2 y λ) = 1 + 19.62 + 2.4, three roundings of O(20) terms.
+  EXPECT_NEAR(value, 1.0 + 19.62 + 2.4, 1e-13);
+  // Without '=' the text is the residual itself.
+  const ParseResult bare = Parse(c, "x^2 + y^2 - 1", {}, Equations());
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare.expr, Parse(c, "x^2 + y^2 - 1").expr);
+}
+
+TEST(EquationParseTest, MisplacedEqualsSigns) {
+  const BadCase bad[] = {
+      {"x = y = z", 7, "an equation has one '=' (the first is at col 3)"},
+      {"x =", 4, "expected a number, a name or '(', found end of input"},
+      {"= x", 1, "expected a number, a name or '(', found '='"},
+      {"(x = y)", 4, "expected ')' to close '(' at col 1, found '='"},
+  };
+  for (const BadCase& b : bad) {
+    Context c;
+    const ParseResult r = Parse(c, b.text, {}, Equations());
+    EXPECT_FALSE(r.ok()) << b.text;
+    EXPECT_EQ(r.error.column, b.column) << b.text;
+    EXPECT_EQ(r.error.message, b.message) << b.text;
+  }
+  // Without the option '=' is not a token at all.
+  Context c;
+  EXPECT_EQ(Parse(c, "x = y").error.message, "unexpected character '='");
 }
 
 }  // namespace

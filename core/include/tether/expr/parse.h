@@ -2,6 +2,7 @@
 //
 // Grammar (precedence from low to high; `^` is right-associative and binds tighter than unary
 // minus, so `-x^2` is `-(x^2)` and `2^3^2` is `2^(3^2)`):
+//   equation := expr ['=' expr]      (the start symbol with ParseOptions::equation; else expr)
 //   expr    := term (('+' | '-') term)*
 //   term    := unary (('*' | '/') unary)*
 //   unary   := ('-' | '+') unary | power
@@ -19,7 +20,8 @@
 // in ParseResult::names as a use of x with derivative_order 1 (2, …); der() of anything but a
 // name or another der() is an error at that operand, and `der` alone is an error. Without the
 // option `der(` is an error saying where derivatives belong, and `der` alone is an ordinary
-// name. Numbers out of double range are errors (tiny ones become 0 or a
+// name. With ParseOptions::equation, `lhs = rhs` parses to the residual lhs − rhs and a text
+// without '=' to itself (the equations of implicit models). Numbers out of double range are errors (tiny ones become 0 or a
 // subnormal). Construction goes through the simplifying Context methods, so `x - x` parses
 // to the constant 0 (its names are still recorded).
 #pragma once
@@ -48,6 +50,8 @@ std::string DerivativeName(std::string_view operand);
 struct ParseOptions {
   // der(name), nested der(der(name)): the time derivative symbols of fully implicit models.
   bool derivatives = false;
+  // `lhs = rhs` (at most one '='), parsed to lhs − rhs.
+  bool equation = false;
 };
 
 struct ParseError {
