@@ -44,73 +44,79 @@ StepResult EmbeddedRungeKutta::Step(OdeSystem& system, double t, std::span<const
   }
   result.status = StartStep(system, t, x, &result.evaluations);
   has_step_ = false;  // x0_ now belongs to this step; the previous dense output is gone
-  if (result.status != StepStatus::kAccepted) return result;
+  if (result.status != StepStatus::kAccepted) {  // at (t, x) itself: no smaller step helps
+    result.failure = FailureOf(result.status);
+    return result;
+  }
   if (!options_.error_control) return StepFixed(system, t, h, x_new, result);
 
   double h_max = h;
   if (options_.max_step > 0.0) h_max = std::min(h_max, options_.max_step);
   double h_try = proposal_ > 0.0 ? proposal_ : options_.step;
   if (h_try <= 0.0) {
-    result.status = InitialStep(system, t, x0_, f0_, order(), h_max, options_, x_new, f_end_,
-                                &h_try, &result.evaluations);
-    if (result.status != StepStatus::kAccepted) return result;
+    InitialStep(system, t, x0_, f0_, order(), h_max, options_, x_new, f_end_, &h_try,
+                &result.evaluations);
   }
   h_try = std::min(h_try, h_max);
 
-  bool last_failure_non_finite = false;
   for (;;) {
     if (!StepIsAboveFloor(options_, t, h_try)) {
-      // Shrinking because F turned non-finite is not a step-size problem: say so.
-      result.status = last_failure_non_finite ? StepStatus::kNonFinite
-                                              : StepStatus::kStepSizeUnderflow;
+      result.status = StepStatus::kStepSizeUnderflow;
       return result;
     }
     double err = 0.0;
-    const StepStatus attempt = Attempt(system, t, h_try, x_new, &err, &result.evaluations);
-    if (attempt == StepStatus::kRhsFailed) {
-      result.status = attempt;
-      return result;
+    StepStatus attempt = Attempt(system, t, h_try, x_new, &err, &result.evaluations);
+    if (attempt == StepStatus::kAccepted && !std::isfinite(err)) attempt = StepStatus::kNonFinite;
+    if (attempt == StepStatus::kAccepted && err <= 1.0) {
+      attempt = Complete(system, t, h_try, x_new, &result.evaluations);
+      if (attempt == StepStatus::kAccepted) {
+        double factor = StepFactor(err, error_order(), options_);
+        if (result.rejections > 0) factor = std::min(factor, 1.0);
+        result.error_norm = err;
+        result.h_next = h_try * factor;
+        if (options_.max_step > 0.0) result.h_next = std::min(result.h_next, options_.max_step);
+        return Accept(t, h_try, x_new, result);
+      }
     }
-    const bool finite = attempt == StepStatus::kAccepted && std::isfinite(err);
-    if (finite && err <= 1.0) {
-      double factor = StepFactor(err, error_order(), options_);
-      if (result.rejections > 0) factor = std::min(factor, 1.0);
-      result.error_norm = err;
-      result.h_next = h_try * factor;
-      if (options_.max_step > 0.0) result.h_next = std::min(result.h_next, options_.max_step);
-      return Accept(system, t, h_try, x_new, result);
-    }
-    last_failure_non_finite = !finite;
+    // Rejected: a failed or non-finite stage, or too large an error.
+    result.failure = attempt == StepStatus::kAccepted ? AttemptFailure::kErrorTooLarge
+                                                      : FailureOf(attempt);
+    result.h_failed = h_try;
     if (++result.rejections >= options_.max_rejections) {
-      result.status = last_failure_non_finite ? StepStatus::kNonFinite
-                                              : StepStatus::kStepSizeUnderflow;
+      result.status = StepStatus::kStepSizeUnderflow;
       return result;
     }
-    // h ← h·min_factor after a non-finite attempt; h ← h·StepFactor(err) after a large error
-    // (StepFactor ≤ safety < 1 for err > 1, so the loop always shrinks h).
-    h_try *= finite ? StepFactor(err, error_order(), options_) : options_.min_factor;
+    // h ← h·StepFactor(err) after a large error (≤ safety < 1 for err > 1, so h always
+    // shrinks); h ← h·failure_factor after a failed stage (Hairer's convention).
+    h_try *= attempt == StepStatus::kAccepted ? StepFactor(err, error_order(), options_)
+                                              : options_.failure_factor;
   }
+}
+
+StepStatus EmbeddedRungeKutta::Complete(OdeSystem& system, double t, double h,
+                                        std::span<const double> x_new, int* evaluations) {
+  if (!AllFinite(x_new)) return StepStatus::kNonFinite;
+  return Finish(system, t, h, x_new, evaluations);
 }
 
 StepResult EmbeddedRungeKutta::StepFixed(OdeSystem& system, double t, double h,
                                          std::span<double> x_new, StepResult result) {
-  const StepStatus attempt = Attempt(system, t, h, x_new, nullptr, &result.evaluations);
-  if (attempt != StepStatus::kAccepted) {
+  StepStatus attempt = Attempt(system, t, h, x_new, nullptr, &result.evaluations);
+  if (attempt == StepStatus::kAccepted) {
+    attempt = Complete(system, t, h, x_new, &result.evaluations);
+  }
+  if (attempt != StepStatus::kAccepted) {  // a fixed step cannot retry
     result.status = attempt;
+    result.failure = FailureOf(attempt);
+    result.h_failed = h;
     return result;
   }
   result.h_next = h;
-  return Accept(system, t, h, x_new, result);
+  return Accept(t, h, x_new, result);
 }
 
-StepResult EmbeddedRungeKutta::Accept(OdeSystem& system, double t, double h,
-                                      std::span<double> x_new, StepResult result) {
-  if (!AllFinite(x_new)) {
-    result.status = StepStatus::kNonFinite;
-    return result;
-  }
-  result.status = Finish(system, t, h, x_new, &result.evaluations);
-  if (result.status != StepStatus::kAccepted) return result;
+StepResult EmbeddedRungeKutta::Accept(double t, double h, std::span<double> x_new,
+                                      StepResult result) {
   std::copy(x_new.begin(), x_new.end(), x_end_.begin());
   t_start_ = t;
   t_end_ = t + h;

@@ -10,18 +10,21 @@
 //      previous step, or for the first step after Resize options.step, or Hairer's starting
 //      step (step_controller.h) if that is 0. h_try never exceeds the caller's h, so that
 //      output times and t_end are hit exactly.
-//   3. Attempt h_try. err = WRMS norm of the local error estimate. Accept iff err ≤ 1;
-//      otherwise h_try ← h_try · StepFactor(err) and repeat. A non-finite stage or estimate
-//      counts as a rejection with h_try ← h_try · min_factor (the step may have jumped past a
-//      singularity). After max_rejections rejections the step fails (kNonFinite if the last
-//      failure was non-finite, else kStepSizeUnderflow); so does h_try < MinStep.
+//   3. Attempt h_try: the stages, err = WRMS norm of the local error estimate, and for
+//      err ≤ 1 the pair's Finish (FSAL stage, dense output; DOP853 evaluates there). Accept
+//      iff all of it succeeds with err ≤ 1. Otherwise the attempt is rejected and retried:
+//      after err > 1 with h_try ← h_try · StepFactor(err); after a failed stage (Evaluate
+//      returned false, NaN or ±∞ in a stage, the estimate or x_new) with h_try ← h_try ·
+//      failure_factor (Hairer's convention: shrink, count, give up only below the minimum
+//      step). StepResult::failure keeps the last rejection's cause. The step fails with
+//      kStepSizeUnderflow when h_try < MinStep or after max_rejections rejections.
 //   4. On acceptance h_next = h_taken · StepFactor(err), the factor capped at 1 if this
 //      step saw a rejection, and h_next capped at max_step.
-// With options.error_control = false, steps 2–4 reduce to one attempt with exactly h; no
-// error estimate is computed and h_next = h.
-// A non-finite f0 ends the step at once with kNonFinite (no smaller step can help), a
-// failing evaluation at once with kRhsFailed, and an h passed in that is not finite or
-// below MinStep with kStepSizeUnderflow.
+// With options.error_control = false, steps 2–4 reduce to one attempt with exactly h and no
+// error estimate (h_next = h); a failed stage then ends the step with kRhsFailed or
+// kNonFinite, since a fixed step cannot retry.
+// F(t, x) itself failing ends the step at once with kRhsFailed or kNonFinite (no smaller step
+// can help), and an h passed in that is not finite or below MinStep with kStepSizeUnderflow.
 #pragma once
 
 #include <cstddef>
@@ -72,8 +75,10 @@ class EmbeddedRungeKutta : public Stepper {
   StepStatus StartStep(OdeSystem& system, double t, std::span<const double> x, int* evaluations);
   StepResult StepFixed(OdeSystem& system, double t, double h, std::span<double> x_new,
                        StepResult result);
-  StepResult Accept(OdeSystem& system, double t, double h, std::span<double> x_new,
-                    StepResult result);
+  // The part of an attempt after its error test: x_new finite, then the pair's Finish.
+  StepStatus Complete(OdeSystem& system, double t, double h, std::span<const double> x_new,
+                      int* evaluations);
+  StepResult Accept(double t, double h, std::span<double> x_new, StepResult result);
 
   StepperOptions options_;
   std::vector<double> x0_;     // initial state of the current / last accepted step

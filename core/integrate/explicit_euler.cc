@@ -29,11 +29,11 @@ StepResult ExplicitEuler::Step(OdeSystem& system, double t, std::span<const doub
   }
   std::copy(x.begin(), x.end(), x0_.begin());  // x may alias x_new
   result.status = EvaluateStage(system, t, x0_, f0_, &result.evaluations);
-  if (result.status != StepStatus::kAccepted) return result;
+  if (result.status != StepStatus::kAccepted) return Failed(result, h);
   for (std::size_t i = 0; i < x0_.size(); ++i) x_new[i] = x0_[i] + h * f0_[i];  // x + h F
   if (!AllFinite(x_new)) {
     result.status = StepStatus::kNonFinite;
-    return result;
+    return Failed(result, h);
   }
   std::copy(x_new.begin(), x_new.end(), x_end_.begin());
   t_start_ = t;

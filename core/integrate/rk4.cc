@@ -44,14 +44,14 @@ StepResult Rk4::Step(OdeSystem& system, double t, std::span<const double> x, dou
   }
   std::copy(x.begin(), x.end(), x0_.begin());  // x may alias x_new
   result.status = Stages(system, t, h, &result.evaluations);
-  if (result.status != StepStatus::kAccepted) return result;
+  if (result.status != StepStatus::kAccepted) return Failed(result, h);
   for (std::size_t i = 0; i < n_; ++i) {  // x_new ← x + h (k1 + 2 k2 + 2 k3 + k4)/6
     const double sum = k_[i] + 2.0 * (k_[n_ + i] + k_[2 * n_ + i]) + k_[3 * n_ + i];
     x_new[i] = x0_[i] + h * sum / 6.0;
   }
   if (!AllFinite(x_new)) {
     result.status = StepStatus::kNonFinite;
-    return result;
+    return Failed(result, h);
   }
   std::copy(x_new.begin(), x_new.end(), x_end_.begin());
   t_start_ = t;

@@ -14,6 +14,17 @@ StepStatus EvaluateStage(OdeSystem& system, double t, std::span<const double> x,
   return AllFinite(dxdt) ? StepStatus::kAccepted : StepStatus::kNonFinite;
 }
 
+AttemptFailure FailureOf(StepStatus status) {
+  return status == StepStatus::kRhsFailed ? AttemptFailure::kRhsFailed
+                                          : AttemptFailure::kNonFinite;
+}
+
+StepResult Failed(StepResult result, double h) {
+  result.failure = FailureOf(result.status);
+  result.h_failed = h;
+  return result;
+}
+
 bool AllFinite(std::span<const double> values) {
   return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
 }

@@ -15,6 +15,13 @@ namespace tether::integrate {
 StepStatus EvaluateStage(OdeSystem& system, double t, std::span<const double> x,
                          std::span<double> dxdt, int* evaluations);
 
+// The AttemptFailure of a failed stage evaluation (kRhsFailed or kNonFinite).
+AttemptFailure FailureOf(StepStatus status);
+
+// A fixed-step method's failed step (status kRhsFailed or kNonFinite, which it cannot retry):
+// sets result.failure to match and result.h_failed = h.
+StepResult Failed(StepResult result, double h);
+
 // True iff every element is finite.
 bool AllFinite(std::span<const double> values);
 

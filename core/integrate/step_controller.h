@@ -24,11 +24,9 @@ double StepFactor(double err, int q, const StepperOptions& options);
 //   h1 = (0.01 / max(d1, d2))^(1/p)  (max(1e-6, 1e-3·h0) if max(d1, d2) ≤ 1e-15)
 //   h  = min(100·h0, h1, h_max)
 // p is the order of the method. One evaluation of F; x1 and f1 are work arrays of size n.
-// Returns kRhsFailed if that evaluation fails; a non-finite f1 falls back to h = 1e-3·h0 and
-// lets the rejection loop take over.
-StepStatus InitialStep(OdeSystem& system, double t0, std::span<const double> x0,
-                       std::span<const double> f0, int p, double h_max,
-                       const StepperOptions& options, std::span<double> x1,
-                       std::span<double> f1, double* h, int* evaluations);
+// If that evaluation fails or is not finite, h = 1e-3·h0 and the rejection loop takes over.
+void InitialStep(OdeSystem& system, double t0, std::span<const double> x0,
+                 std::span<const double> f0, int p, double h_max, const StepperOptions& options,
+                 std::span<double> x1, std::span<double> f1, double* h, int* evaluations);
 
 }  // namespace tether::integrate

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <string>
 
 namespace tether::integrate {
 
@@ -30,6 +31,30 @@ bool Reject(std::string* why, const char* field, T value, const char* condition)
   return false;
 }
 
+// The options only implicit methods read.
+bool ImplicitOptionsAreValid(const StepperOptions& o, std::string* why) {
+  if (o.newton_max_iterations < 1) {
+    return Reject(why, "newton_max_iterations", o.newton_max_iterations, ">= 1");
+  }
+  if (!(std::isfinite(o.newton_tolerance) && o.newton_tolerance >= 0.0)) {
+    return Reject(why, "newton_tolerance", o.newton_tolerance, ">= 0 (0 = automatic) and finite");
+  }
+  if (!(o.jacobian_reuse_theta >= 0.0 && o.jacobian_reuse_theta < 1.0)) {
+    return Reject(why, "jacobian_reuse_theta", o.jacobian_reuse_theta, "in [0, 1)");
+  }
+  if (!(o.keep_step_lower > 0.0 && o.keep_step_lower <= 1.0)) {
+    return Reject(why, "keep_step_lower", o.keep_step_lower, "in (0, 1]");
+  }
+  if (!(std::isfinite(o.keep_step_upper) && o.keep_step_upper >= 1.0)) {
+    return Reject(why, "keep_step_upper", o.keep_step_upper, ">= 1 and finite");
+  }
+  if (o.sparse_min_size < 1) return Reject(why, "sparse_min_size", o.sparse_min_size, ">= 1");
+  if (!(o.sparse_max_density > 0.0 && o.sparse_max_density <= 1.0)) {
+    return Reject(why, "sparse_max_density", o.sparse_max_density, "in (0, 1]");
+  }
+  return true;
+}
+
 }  // namespace
 
 bool StepperOptions::IsValid(std::string* why) const {
@@ -51,7 +76,37 @@ bool StepperOptions::IsValid(std::string* why) const {
     return Reject(why, "min_step_relative", min_step_relative, "in (0, 1)");
   }
   if (max_rejections < 1) return Reject(why, "max_rejections", max_rejections, ">= 1");
-  return true;
+  for (std::size_t i = 0; i < atol_per_component.size(); ++i) {
+    const double a = atol_per_component[i];
+    if (!(std::isfinite(a) && a > 0.0)) {
+      const std::string field = "atol_per_component[" + std::to_string(i) + "]";
+      return Reject(why, field.c_str(), a, "> 0 and finite");
+    }
+  }
+  if (!(failure_factor > 0.0 && failure_factor < 1.0)) {
+    return Reject(why, "failure_factor", failure_factor, "in (0, 1)");
+  }
+  return ImplicitOptionsAreValid(*this, why);
+}
+
+std::string_view Describe(AttemptFailure failure) {
+  switch (failure) {
+    case AttemptFailure::kNone:
+      return "no attempt failed";
+    case AttemptFailure::kErrorTooLarge:
+      return "the local error estimate exceeded the tolerances";
+    case AttemptFailure::kRhsFailed:
+      return "the right-hand side could not be evaluated";
+    case AttemptFailure::kNonFinite:
+      return "the right-hand side or the state was not finite";
+    case AttemptFailure::kNewtonDiverged:
+      return "the stage Newton iteration diverged";
+    case AttemptFailure::kNewtonTooSlow:
+      return "the stage Newton iteration did not converge within newton_max_iterations";
+    case AttemptFailure::kSingularMatrix:
+      return "the Newton matrix was singular";
+  }
+  return "unknown failure";
 }
 
 }  // namespace tether::integrate

@@ -6,6 +6,7 @@
 #include "integrate/dop853.h"
 #include "integrate/dormand_prince.h"
 #include "integrate/explicit_euler.h"
+#include "integrate/radau5.h"
 #include "integrate/rk4.h"
 #include "tether/integrate/stepper.h"
 
@@ -23,12 +24,13 @@ struct Method {
   std::unique_ptr<Stepper> (*make)(const StepperOptions&);
 };
 
-constexpr std::array<Method, 5> kMethods = {{
+constexpr std::array<Method, 6> kMethods = {{
     {"euler", &Make<ExplicitEuler>},
     {"rk4", &Make<Rk4>},
     {"dp5", &Make<DormandPrince>},
     {"dop853", &Make<Dop853>},
     {"bdf", &Make<Bdf>},
+    {"radau5", &Make<Radau5>},
 }};
 
 constexpr std::array<std::string_view, kMethods.size()> kNames = [] {

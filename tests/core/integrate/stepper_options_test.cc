@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -42,6 +43,24 @@ TEST(StepperOptions, InvalidFieldsAreNamed) {
        "StepperOptions::min_step_relative = 0; must be in (0, 1)"},
       {[](StepperOptions& o) { o.max_rejections = 0; },
        "StepperOptions::max_rejections = 0; must be >= 1"},
+      {[](StepperOptions& o) { o.atol_per_component = {1e-6, -1.0}; },
+       "StepperOptions::atol_per_component[1] = -1; must be > 0 and finite"},
+      {[](StepperOptions& o) { o.failure_factor = 1.0; },
+       "StepperOptions::failure_factor = 1; must be in (0, 1)"},
+      {[](StepperOptions& o) { o.newton_max_iterations = 0; },
+       "StepperOptions::newton_max_iterations = 0; must be >= 1"},
+      {[](StepperOptions& o) { o.newton_tolerance = -1e-3; },
+       "StepperOptions::newton_tolerance = -0.001; must be >= 0 (0 = automatic) and finite"},
+      {[](StepperOptions& o) { o.jacobian_reuse_theta = 1.0; },
+       "StepperOptions::jacobian_reuse_theta = 1; must be in [0, 1)"},
+      {[](StepperOptions& o) { o.keep_step_lower = 1.5; },
+       "StepperOptions::keep_step_lower = 1.5; must be in (0, 1]"},
+      {[](StepperOptions& o) { o.keep_step_upper = 0.9; },
+       "StepperOptions::keep_step_upper = 0.9; must be >= 1 and finite"},
+      {[](StepperOptions& o) { o.sparse_min_size = 0; },
+       "StepperOptions::sparse_min_size = 0; must be >= 1"},
+      {[](StepperOptions& o) { o.sparse_max_density = 0.0; },
+       "StepperOptions::sparse_max_density = 0; must be in (0, 1]"},
   };
   for (const Case& c : cases) {
     StepperOptions options;
@@ -65,7 +84,7 @@ TEST(WrmsNorm, WeighsByTheLargerOfBothStates) {
 }
 
 TEST(StepperRegistry, MakesEveryListedMethodAndNothingElse) {
-  ASSERT_EQ(StepperNames().size(), 5u);
+  ASSERT_EQ(StepperNames().size(), 6u);
   for (std::string_view name : StepperNames()) {
     const std::unique_ptr<Stepper> stepper = MakeStepper(name, {});
     ASSERT_NE(stepper, nullptr) << name;
@@ -81,6 +100,22 @@ TEST(StepperRegistry, AdaptivityAsDocumented) {
   EXPECT_TRUE(MakeStepper("dp5", {})->adaptive());
   EXPECT_TRUE(MakeStepper("dop853", {})->adaptive());
   EXPECT_TRUE(MakeStepper("bdf", {})->adaptive());
+  EXPECT_TRUE(MakeStepper("radau5", {})->adaptive());
+}
+
+TEST(StepperRegistry, TheImplicitMethodsAreBdfAndRadau5) {
+  for (std::string_view name : StepperNames()) {
+    EXPECT_EQ(MakeStepper(name, {})->implicit(), name == "bdf" || name == "radau5") << name;
+  }
+}
+
+// Every failure has its own phrase for messages.
+TEST(AttemptFailure, EachIsDescribed) {
+  EXPECT_EQ(Describe(AttemptFailure::kErrorTooLarge),
+            "the local error estimate exceeded the tolerances");
+  EXPECT_EQ(Describe(AttemptFailure::kRhsFailed), "the right-hand side could not be evaluated");
+  EXPECT_EQ(Describe(AttemptFailure::kNewtonDiverged), "the stage Newton iteration diverged");
+  EXPECT_EQ(Describe(AttemptFailure::kSingularMatrix), "the Newton matrix was singular");
 }
 
 }  // namespace

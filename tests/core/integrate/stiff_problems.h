@@ -380,4 +380,86 @@ class PendulumDae : public OdeSystem {
   bool projecting_;
 };
 
+// Kaps' singularly perturbed problem (P. Kaps 1981; Hairer–Wanner II, VI.3):
+//   y1' = −(2 + 1/ε) y1 + y2²/ε,   y2' = y1 − y2 − y2²,
+// whose solution from (1, 1) is y1 = e^(−2t), y2 = e^(−t) for every ε: smooth, on the slow
+// manifold, stiff for small ε.
+class Kaps final : public OdeSystem {
+ public:
+  explicit Kaps(double epsilon) : epsilon_(epsilon) {}
+  [[nodiscard]] std::size_t size() const override { return 2; }
+  bool Evaluate(double /*t*/, std::span<const double> y, std::span<double> f) override {
+    f[0] = -(2.0 + 1.0 / epsilon_) * y[0] + y[1] * y[1] / epsilon_;
+    f[1] = y[0] - y[1] - y[1] * y[1];
+    return true;
+  }
+  [[nodiscard]] std::span<const MatrixEntry> jacobian_pattern() const override {
+    return kPattern;
+  }
+  bool Jacobian(double /*t*/, std::span<const double> y, std::span<double> values) override {
+    values[0] = -(2.0 + 1.0 / epsilon_);
+    values[1] = 2.0 * y[1] / epsilon_;
+    values[2] = 1.0;
+    values[3] = -1.0 - 2.0 * y[1];
+    return true;
+  }
+  [[nodiscard]] static std::array<double, 2> Exact(double t) {
+    return {std::exp(-2.0 * t), std::exp(-t)};
+  }
+
+ private:
+  static constexpr std::array<MatrixEntry, 4> kPattern = {{{0, 0}, {0, 1}, {1, 0}, {1, 1}}};
+  double epsilon_;
+};
+
+// An index-1 DAE with a singular, non-diagonal mass matrix:
+//   [2 1 0] [x1']   [2 u + x1]
+//   [1 1 0] [x2'] = [u + x1  ],   u = −x2 + (y − x1 x2),
+//   [0 0 0] [y' ]   [y − x1 x2]
+// Rows 1–2 are M·(x1', x2') = M·(u, x1), i.e. x1' = u, x2' = x1; row 3 makes y algebraic
+// (∂F3/∂y = 1 spans M's null space (0, 0, 1): index 1). On y = x1 x2 the solution from
+// (1, 0, 0) is x1 = cos t, x2 = sin t, y = sin t cos t.
+class CoupledMassDae : public OdeSystem {
+ public:
+  [[nodiscard]] std::size_t size() const override { return 3; }
+  bool Evaluate(double /*t*/, std::span<const double> x, std::span<double> f) override {
+    const double u = -x[1] + (x[2] - x[0] * x[1]);
+    f[0] = 2.0 * u + x[0];
+    f[1] = u + x[0];
+    f[2] = x[2] - x[0] * x[1];
+    return true;
+  }
+  [[nodiscard]] std::span<const MatrixEntry> mass_pattern() const override {
+    return kMassPattern;
+  }
+  [[nodiscard]] std::span<const double> mass_values() const override { return kMassValues; }
+  [[nodiscard]] std::span<const MatrixEntry> jacobian_pattern() const override {
+    return kPattern;
+  }
+  bool Jacobian(double /*t*/, std::span<const double> x, std::span<double> values) override {
+    const std::array<double, 3> du = {-x[1], -1.0 - x[0], 1.0};  // ∂u/∂x
+    values[0] = 2.0 * du[0] + 1.0, values[1] = 2.0 * du[1], values[2] = 2.0 * du[2];
+    values[3] = du[0] + 1.0, values[4] = du[1], values[5] = du[2];
+    values[6] = -x[1], values[7] = -x[0], values[8] = 1.0;
+    return true;
+  }
+  [[nodiscard]] static std::array<double, 3> Exact(double t) {
+    return {std::cos(t), std::sin(t), std::sin(t) * std::cos(t)};
+  }
+
+ private:
+  static constexpr std::array<MatrixEntry, 4> kMassPattern = {{{0, 0}, {0, 1}, {1, 0}, {1, 1}}};
+  static constexpr std::array<double, 4> kMassValues = {2.0, 1.0, 1.0, 1.0};
+  static constexpr std::array<MatrixEntry, 9> kPattern = {
+      {{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}, {2, 2}}};
+};
+
+// Any of the systems above with its symbolic Jacobian withheld, so that a stepper
+// differences F instead.
+template <typename System>
+class WithoutJacobian final : public System {
+ public:
+  [[nodiscard]] std::span<const MatrixEntry> jacobian_pattern() const override { return {}; }
+};
+
 }  // namespace tether::integrate::testing

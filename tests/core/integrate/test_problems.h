@@ -92,6 +92,30 @@ class NanAfter final : public OdeSystem {
   double t_nan_;
 };
 
+// x' = −λx with λ = 50, x(0) = 1: x(t) = e^(−50 t) > 0. Evaluate fails for x < 0, as a model
+// whose expression leaves its domain (sqrt of a negative concentration) does. A step with
+// hλ ≥ 20 puts a stage below 0 in every method here: the explicit ones' second stage is
+// x (1 − a21 hλ) with a21 hλ ≥ 0.0526 · 20 > 1 (DOP853's a21 is the smallest), radau5's
+// second stage value is ((I + hλA)⁻¹ 1)_2 < 0 (−0.06 at hλ = 10, −0.03 at 50).
+class PositiveDecay final : public OdeSystem {
+ public:
+  static constexpr double kRate = 50.0;
+  [[nodiscard]] std::size_t size() const override { return 1; }
+  bool Evaluate(double /*t*/, std::span<const double> x, std::span<double> dxdt) override {
+    if (x[0] < 0.0) {
+      ++failures_;
+      return false;
+    }
+    dxdt[0] = -kRate * x[0];
+    return true;
+  }
+  [[nodiscard]] static double Exact(double t) { return std::exp(-kRate * t); }
+  [[nodiscard]] int failures() const { return failures_; }
+
+ private:
+  int failures_ = 0;  // evaluations that failed
+};
+
 // Evaluate fails (as an inner Newton solve of an index-1 model may).
 class Failing final : public OdeSystem {
  public:

@@ -86,10 +86,12 @@ double WrmsNorm(std::span<const double> error, std::span<const double> x,
 
 struct StepperOptions {
   // Fixed-step methods: the step h [s], > 0. Adaptive methods: the first step tried [s];
-  // 0 selects it automatically (Hairer's starting-step heuristic).
+  // 0 selects it automatically (explicit pairs: Hairer's starting-step heuristic; radau5:
+  // 1e-6 s, as RADAU5 does).
   double step = 1e-3;
   // Adaptive methods: a step is accepted iff WrmsNorm(local error estimate) ≤ 1 with these
-  // relative [1] and absolute [state units] tolerances; both > 0 (rtol ≥ 1e-15).
+  // relative [1] and absolute [state units] tolerances; both > 0 (rtol ≥ 1e-15). radau5
+  // transforms them first, as RADAU5 does (radau5.h).
   double rtol = 1e-8;
   double atol = 1e-10;
   // Per-component absolute tolerances [state units]; when non-empty (one per component, each
@@ -97,6 +99,8 @@ struct StepperOptions {
   std::vector<double> atol_per_component;
   // Step-size controller h_new = h · clamp(safety · err^(−1/(q+1)), min_factor, max_factor),
   // q the order of the embedded estimate. 0 < safety < 1, 0 < min_factor < 1 < max_factor.
+  // radau5 uses the same three bounds in RADAU5's controller (radau5.h; RADAU5's own
+  // max_factor is 8).
   double safety = 0.9;
   double min_factor = 0.2;
   double max_factor = 10.0;
@@ -109,18 +113,77 @@ struct StepperOptions {
   // Adaptive methods only: false takes every step with exactly the h given and no error
   // estimate (fixed-step use of an embedded pair, e.g. for convergence studies by halving h).
   bool error_control = true;
+  // Adaptive methods: after an attempt that failed (StepResult::failure other than
+  // kErrorTooLarge) the step is retried with h ← h · failure_factor (RADAU5 halves h after
+  // an unexpected rejection, Hairer–Wanner II, IV.8). In (0, 1).
+  double failure_factor = 0.5;
+
+  // Implicit methods (radau5). Defaults are RADAU5's (Hairer–Wanner II, IV.8, and the
+  // comments of radau5.f); radau5.h shows where each enters.
+  // At most this many simplified-Newton iterations per stage solve (RADAU5's NIT); an
+  // attempt not converged after them is retried with h · failure_factor. ≥ 1.
+  int newton_max_iterations = 7;
+  // The Newton iteration stops when η·‖ΔW‖ ≤ newton_tolerance, η = θ/(1 − θ), ‖·‖ the error
+  // norm (RADAU5's FNEWT, the κ of HW II (8.21)); 0 selects RADAU5's
+  // max(10 ε / rtol', min(0.03, √rtol')) with rtol' the transformed rtol (radau5.h). ≥ 0.
+  double newton_tolerance = 0.0;
+  // The Jacobian is kept for the next step iff the Newton contraction θ of the step just
+  // accepted is ≤ this (RADAU5's THET; raise it, to 0.1 say, when Jacobians are expensive).
+  // In [0, 1).
+  double jacobian_reuse_theta = 0.001;
+  // While the Jacobian is kept and the controller's h_new/h lies in [keep_step_lower,
+  // keep_step_upper], the next step keeps h, so the LU factors are reused (RADAU5's QUOT1,
+  // QUOT2). 0 < keep_step_lower ≤ 1 ≤ keep_step_upper.
+  double keep_step_lower = 1.0;
+  double keep_step_upper = 1.2;
+  // Gustafsson's predictive step-size controller (true) or the classical one (false)
+  // (RADAU5's IWORK(8)).
+  bool predictive_controller = true;
+  // The Newton matrices σM − J are factored by sparse LU (KLU) iff the system has a symbolic
+  // Jacobian (non-empty jacobian_pattern()), at least sparse_min_size components, and the
+  // union of J's and M's patterns fills at most sparse_max_density of the n² entries; by dense
+  // LU otherwise. Defaults measured by bench/radau5_linear_algebra (radau5.h). ≥ 1; in (0, 1].
+  std::size_t sparse_min_size = 16;
+  double sparse_max_density = 0.5;
 
   bool IsValid(std::string* why) const;
 };
 
 enum class StepStatus {
   kAccepted,           // x_new holds the state at t + h_taken
-  kStepSizeUnderflow,  // the controller needed a step below the minimum
-  kNonFinite,          // a stage or the result contains NaN or ±∞
-  kRhsFailed,          // OdeSystem::Evaluate (or Jacobian, Project) returned false
+  // Adaptive methods: every attempt failed until the next one would have been below the
+  // minimum step (or max_rejections attempts, or repeated singular Newton matrices);
+  // StepResult::failure says why the last attempt failed: kErrorTooLarge is an underflow of
+  // the error control, anything else repeated failed stages.
+  kStepSizeUnderflow,
+  // NaN or ±∞ where no smaller step can help: F(t, x) at the step's start (adaptive methods),
+  // or a stage or the result of a fixed-step attempt (euler, rk4, error_control = false),
+  // which cannot retry.
+  kNonFinite,
+  // OdeSystem::Evaluate (or Jacobian, Project) returned false where no smaller step can help:
+  // at the step's start (t, x) for adaptive methods, or in any stage of a fixed-step attempt.
+  kRhsFailed,
   kUnsupported,        // the method cannot integrate this system with these options
                        // (StepResult::message says why); nothing was stepped
+  // Implicit methods used with a fixed step (error_control = false): the stage Newton
+  // iteration failed (StepResult::failure says how) and a fixed step cannot retry.
+  kNewtonFailed,
 };
+
+// Why an attempt at a step failed (StepResult::failure). Describe() phrases it for messages.
+enum class AttemptFailure {
+  kNone,             // no attempt failed
+  kErrorTooLarge,    // the local error estimate exceeded the tolerances (WRMS > 1)
+  kRhsFailed,        // OdeSystem::Evaluate (or Jacobian) returned false
+  kNonFinite,        // a stage, the Jacobian or the result held NaN or ±∞
+  kNewtonDiverged,   // implicit: the stage Newton iteration diverged (contraction θ ≥ 0.99)
+  kNewtonTooSlow,    // implicit: it did not converge, or would not, within
+                     // newton_max_iterations
+  kSingularMatrix,   // implicit: an LU factorization of a Newton matrix met a zero pivot
+};
+
+// "the local error estimate exceeded the tolerances", … (no trailing period).
+std::string_view Describe(AttemptFailure failure);
 
 struct StepResult {
   StepStatus status = StepStatus::kAccepted;
@@ -137,6 +200,10 @@ struct StepResult {
   // On failure, what failed, where and why (e.g. bdf: the integrator, t, SUNDIALS' flag and
   // message, the failing callback); empty on success and where a method has nothing to add.
   std::string message;
+  // The last failed attempt of this step: why, and its step size [s] (kNone and 0 when no
+  // attempt failed). For a step that did not end kAccepted this is the cause of its end.
+  AttemptFailure failure = AttemptFailure::kNone;
+  double h_failed = 0.0;
 };
 
 class Stepper {
