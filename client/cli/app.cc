@@ -28,7 +28,8 @@ struct ServeFlags {
   long long drain_grace_ms = 5000;
 };
 
-void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
+// The options of one Simulate call, shared by `run` and `sweep` (every run of a sweep takes them).
+void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
   run->add_option("MODEL", o->model, "Model name (`tether models` lists them)");
   run->add_option("--spec", o->spec_file, "Run this JSON spec inline instead of a named model")
       ->check(CLI::ExistingFile);
@@ -64,6 +65,10 @@ void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
   run->add_option("--columns", o->columns, "Columns to stream, comma-separated (default all)")
       ->delimiter(',')
       ->allow_extra_args(false);
+}
+
+void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
+  AddSimulationOptions(run, o);
   run->add_option("--format", *format,
                   "Output format (default: table on a terminal, csv otherwise)")
       ->check(CLI::IsMember({"table", "csv", "jsonl"}));

@@ -48,9 +48,10 @@ v1::ProjectionMetric MetricOf(const std::string& name) {
   return v1::PROJECTION_METRIC_UNSPECIFIED;
 }
 
-// Builds the request; false with every problem of the user's input listed.
-bool BuildRequest(const RunCommandOptions& options, v1::SimulateRequest* request,
-                  std::vector<std::string>* problems) {
+}  // namespace
+
+bool BuildSimulateRequest(const RunCommandOptions& options, v1::SimulateRequest* request,
+                          std::vector<std::string>* problems) {
   if (!options.spec_file.empty()) {
     std::string text;
     std::string why;
@@ -85,6 +86,8 @@ bool BuildRequest(const RunCommandOptions& options, v1::SimulateRequest* request
   if (options.chattering_window) o->set_chattering_window(*options.chattering_window);
   return problems->empty();
 }
+
+namespace {
 
 std::string InitializationText(const v1::InitializationReport& report) {
   if (report.changes_size() == 0) return {};
@@ -179,7 +182,7 @@ int RunCommand(client::Client& client, const RunCommandOptions& options, std::os
                std::ostream& err) {
   v1::SimulateRequest request;
   std::vector<std::string> problems;
-  if (!BuildRequest(options, &request, &problems)) {
+  if (!BuildSimulateRequest(options, &request, &problems)) {
     for (const std::string& problem : problems) err << "tether: run: " << problem << '\n';
     return kExitUsageError;
   }

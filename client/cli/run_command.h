@@ -51,6 +51,11 @@ struct RunCommandOptions {
 void ParseAssignments(const std::string& flag, const std::vector<std::string>& assignments,
                       std::map<std::string, double>* out, std::vector<std::string>* problems);
 
+// Builds the Simulate request of `options` (model or inline spec, overrides, columns, solver
+// options); false with every problem of the user's input listed ("--spec: cannot read ...").
+bool BuildSimulateRequest(const RunCommandOptions& options, v1::SimulateRequest* request,
+                          std::vector<std::string>* problems);
+
 // Runs it; returns the process exit code (exit_codes.h).
 int RunCommand(client::Client& client, const RunCommandOptions& options, std::ostream& out,
                std::ostream& err);
