@@ -22,6 +22,15 @@ void SetDeadline(grpc::ClientContext* context, std::chrono::milliseconds timeout
   if (timeout.count() > 0) context->set_deadline(std::chrono::system_clock::now() + timeout);
 }
 
+// The x-tether-replica initial metadata the server sent, else the peer address.
+std::string ReplicaOf(const grpc::ClientContext& context) {
+  const auto& metadata = context.GetServerInitialMetadata();
+  if (const auto named = metadata.find("x-tether-replica"); named != metadata.end()) {
+    return std::string(named->second.data(), named->second.size());
+  }
+  return context.peer();
+}
+
 // Reads a server stream to its end through a StreamDecoder; cancels the call when the decoder
 // says stop, then drains (Finish requires that every message was read).
 template <typename Request, typename StartCall>
@@ -39,7 +48,9 @@ StreamEnd RunStream(const ClientOptions& options, const Request& request,
       context.TryCancel();
     }
   }
-  return decoder.Finish(reader->Finish());
+  StreamEnd end = decoder.Finish(reader->Finish());
+  end.replica = ReplicaOf(context);
+  return end;
 }
 
 }  // namespace

@@ -78,6 +78,10 @@ struct StreamEnd {
   // last delivered sample (or the header's first index if none arrived).
   std::uint64_t next_sample_index = 0;
   bool cancelled_by_handler = false;  // on_sample returned false
+  // The server that ran the stream: the name it gives in the initial metadata x-tether-replica,
+  // else the transport's peer address ("ipv4:127.0.0.1:50051"; behind a proxy, the proxy's).
+  // Which replica of a balanced channel took the call; "" if the call never reached one.
+  std::string replica;
   Error error;  // the call's final status; OK when the stream ended normally
 
   // The stream ended with an OK status and its run reached the end (or the handler cancelled).
