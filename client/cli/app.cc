@@ -13,6 +13,7 @@
 #include "cli/progress_bar.h"
 #include "cli/run_command.h"
 #include "cli/session_commands.h"
+#include "cli/sweep_command.h"
 #include "tether/server/server.h"
 
 namespace tether::cli {
@@ -149,6 +150,13 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App* run = app.add_subcommand("run", "Simulate a model and write its samples");
   AddRunOptions(run, &run_options, &format);
 
+  SweepCommandOptions sweep_options;
+  std::string sweep_format;
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "Run a model over a parameter design (grid, values, Latin hypercube, CSV): one row per run");
+  AddSimulationOptions(sweep, &sweep_options.run);
+  AddSweepOptions(sweep, &sweep_options, &sweep_format);
+
   std::string session_name;
   CLI::App* sessions = app.add_subcommand(
       "sessions", std::string("Sessions of a running server (default ") + kDefaultServer + ")");
@@ -172,6 +180,15 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   if (run->parsed() && run_options.model.empty() == run_options.spec_file.empty()) {
     err << "tether: run: give exactly one of MODEL or --spec FILE\n" << run->help();
     return kExitUsageError;
+  }
+  if (sweep->parsed()) {  // a sweep opens its own channel: --server may list several replicas
+    if (sweep_options.run.model.empty() == sweep_options.run.spec_file.empty()) {
+      err << "tether: sweep: give exactly one of MODEL or --spec FILE\n" << sweep->help();
+      return kExitUsageError;
+    }
+    sweep_options.format = sweep_format == "jsonl" ? SweepFormat::kJsonl : SweepFormat::kCsv;
+    sweep_options.progress = StderrIsTerminal();
+    return SweepCommand(target, sweep_options, out, err);
   }
   const bool remote_only = sessions->parsed() || health->parsed();
   auto connection = Open(remote_only && target.empty() ? kDefaultServer : target, err);
