@@ -8,12 +8,11 @@ has a deadline and every loop a bound, so nothing can hang.
 import argparse
 import json
 import math
-import os
-import signal
-import subprocess
 import sys
 import time
 import unittest
+
+from support import OSCILLATOR_SPEC as SPEC, ServerProcess
 
 ARGS = None
 DEADLINE = 20.0  # seconds per call: far above the pendulum's ~0.1 s runs, below ctest's timeout
@@ -22,38 +21,6 @@ DEADLINE = 20.0  # seconds per call: far above the pendulum's ~0.1 s runs, below
 # coupled projection stops at a scaled residual <= 1e-12 (SimulationOptions default); the
 # unscaled one is then <= 1e-12 * l^2 ~ 6e-12. 1e-9 leaves room for the scale convention.
 RESIDUAL_TOLERANCE = 1e-9
-
-SPEC = {
-    "name": "py-oscillator",
-    "title": "Harmonic oscillator registered from Python",
-    "form": "index1",
-    "parameters": {"k": {"value": 1.0}},
-    "differential": ["x", "v"],
-    "algebraic": ["a"],
-    "rhs": ["v", "a"],
-    "constraints": ["a + k*x"],
-    "initial": {"x": 1, "v": 0, "a": -1},
-    "simulation": {"t_end": 1, "output_interval": 0.1},
-}
-
-
-def start_server():
-    process = subprocess.Popen(
-        [ARGS.server, "--listen", "127.0.0.1:0", "--drain-grace", "1000", "--quiet"],
-        stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = process.stderr.readline()
-        if not line:
-            break
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if event.get("event") == "serving":
-            return process, event["port"]
-    process.kill()
-    raise RuntimeError("tether-server did not report a port")
 
 
 class CrossLanguageTest(unittest.TestCase):
@@ -65,8 +32,8 @@ class CrossLanguageTest(unittest.TestCase):
         from tether.v1 import simulation_service_pb2 as pb
         from tether.v1 import simulation_service_pb2_grpc as pb_grpc
         cls.grpc, cls.pb, cls.health_pb2 = grpc, pb, health_pb2
-        cls.process, port = start_server()
-        cls.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        cls.server = ServerProcess(ARGS.server)
+        cls.channel = grpc.insecure_channel(cls.server.address)
         grpc.channel_ready_future(cls.channel).result(timeout=DEADLINE)
         cls.stub = pb_grpc.SimulationServiceStub(cls.channel)
         cls.health = health_pb2_grpc.HealthStub(cls.channel)
@@ -74,8 +41,7 @@ class CrossLanguageTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.channel.close()
-        cls.process.send_signal(signal.SIGTERM)
-        code = cls.process.wait(timeout=30)
+        code = cls.server.stop()
         assert code == 0, f"tether-server exited {code}"
 
     def collect(self, call, limit=None):

@@ -1,0 +1,111 @@
+"""What the synchronous and the asyncio client share: their settings and channel, the metadata
+of a call, and a session's identity. Only the calls themselves differ (awaited or not)."""
+from __future__ import annotations
+
+import os
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from tether import _requests
+from tether._channel import TLS, call_metadata, open_channel
+from tether._proto import pb_grpc
+from tether._retry import RetryPolicy
+from tether.types import InitReport, SessionInfo
+
+# Where a client connects when given no target and TETHER_SERVER is unset: tether-server's default.
+DEFAULT_TARGET = "127.0.0.1:50051"
+
+
+class ClientBase:
+    """A connection to a tether server (or to several replicas, for sweeps).
+
+    Args:
+        target: ``"host:port"``, a comma-separated list of replicas, or ``"dns:///name:port"``
+            (see tether._channel); default ``$TETHER_SERVER``, else ``127.0.0.1:50051``.
+        token: bearer token sent as ``authorization: Bearer <token>`` on every call; default
+            ``$TETHER_TOKEN`` (none when unset).
+        tls: a :class:`TLS` (CA, client certificate and key, server-name override), ``True`` for
+            TLS with the system's roots, or None/False for plaintext.
+        timeout: deadline of each attempt of a unary call [s].
+        stream_timeout: deadline of a whole stream (simulate, session streams) [s]; None = none.
+        retry: the UNAVAILABLE retry policy.
+        metadata: extra (key, value) pairs sent on every call.
+        channel_options: extra gRPC channel arguments.
+    """
+
+    _aio = False  # the asyncio client opens a grpc.aio channel
+
+    def __init__(self, target: Optional[str] = None, *, token: Optional[str] = None,
+                 tls: Union[TLS, bool, None] = None, timeout: float = 30.0,
+                 stream_timeout: Optional[float] = None, retry: RetryPolicy = RetryPolicy(),
+                 metadata: Sequence[Tuple[str, str]] = (),
+                 channel_options: Sequence[Tuple[str, Any]] = ()) -> None:
+        self.target = target or os.environ.get("TETHER_SERVER") or DEFAULT_TARGET
+        self.tls = TLS() if tls is True else (tls or None)
+        self._token = token if token is not None else os.environ.get("TETHER_TOKEN")
+        self.timeout = timeout
+        self.stream_timeout = stream_timeout
+        self.retry = retry
+        self._metadata = tuple(metadata)
+        self._channel, self._resolved = open_channel(self.target, self.tls, channel_options,
+                                                     aio=self._aio)
+        self._stub = pb_grpc.SimulationServiceStub(self._channel)
+
+    def __repr__(self) -> str:
+        return f"tether.{type(self).__name__}({self.target!r}{', tls' if self.tls else ''})"
+
+    def _call_metadata(self, session_key: Optional[str] = None):
+        return call_metadata(self._token, self._metadata, session_key)
+
+    def _stream(self, method: str, request, session_key: Optional[str] = None):
+        """Starts a server-streaming call (not retried here)."""
+        return getattr(self._stub, method)(request, timeout=self.stream_timeout,
+                                           metadata=self._call_metadata(session_key))
+
+
+class SessionBase:
+    """A session's identity and last known state, shared by Session and AsyncSession."""
+
+    def __init__(self, client: ClientBase, info: SessionInfo, routing_key: str) -> None:
+        self._client = client
+        self.info = info
+        """The session as last reported (creation, ``refresh``, ``update``)."""
+        self.routing_key = routing_key
+        """The x-tether-session value of this session's calls (a fork keeps its parent's)."""
+        self.last_summary = None
+        """The summary of the last stream that sent one."""
+        self.columns: tuple = ()
+        """The columns of the last stream (its header)."""
+        self.replica = ""
+        """The replica that served the last stream, when the server names itself."""
+        self._call = None
+        self._paused = False
+        self._resume_at: Optional[int] = None  # the sample after the last one received
+
+    @property
+    def name(self) -> str:
+        """``"sessions/ID"``."""
+        return self.info.name
+
+    @property
+    def id(self) -> str:
+        return self.info.name[len("sessions/"):]
+
+    @property
+    def init_report(self) -> InitReport:
+        """What the last consistent initialization (create or update) corrected."""
+        return self.info.init_report
+
+    def __repr__(self) -> str:
+        return (f"tether.{type(self).__name__}({self.name!r}, state={self.info.state!r}, "
+                f"t={self.info.t})")
+
+    def _stream_request(self, t_end, output_interval, columns, frame_samples, indefinite,
+                        realtime_factor, start_sample_index):
+        """The StreamStatesRequest of ``stream()``: by default from the sample after the last one
+        received, so a paused or broken stream continues without gap or duplicate."""
+        if start_sample_index is None:
+            start_sample_index = self._resume_at
+        return _requests.stream_request(
+            self.name, t_end=t_end, output_interval=output_interval, columns=columns,
+            frame_samples=frame_samples, indefinite=indefinite, realtime_factor=realtime_factor,
+            start_sample_index=start_sample_index)

@@ -1,0 +1,152 @@
+"""Sessions as objects: :class:`Session`.
+
+    with client.session("pendulum", t_end=20, parameters={"l": 2}) as s:
+        for frame in s.stream(t_end=5):          # frames as they are computed
+            if frame.t[-1] > 2:
+                s.pause()                        # ends the stream; the session keeps its state
+        s.update(parameters={"l": 2.5})          # re-initializes at the current time
+        what_if = s.fork()                       # a copy at the current state
+        rest = s.run()                           # streams on to the horizon, collected
+    # leaving the block deletes the session
+
+A session lives in one replica's memory; every call for it carries its routing key
+(``x-tether-session``: the root session's id, a fork keeps its parent's) so that a proxy sends it
+there. Streams are not retried: a broken stream is continued by the next ``stream()`` call, which
+asks for the sample after the last one received (``start_sample_index``), so nothing is lost or
+repeated even if frames were in flight when the stream was cancelled.
+"""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Iterable, Iterator, List, Mapping, Optional
+
+import grpc
+
+from tether import _requests
+from tether._base import SessionBase
+from tether._channel import replica_of
+from tether._proto import pb
+from tether.errors import TetherError, from_rpc_error
+from tether.result import Frame, Result, StreamAssembler
+from tether.types import SessionInfo
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tether.client import Client
+
+
+class Session(SessionBase):
+    """A session on the server (``client.session(...)``); see the module docstring."""
+
+    def __init__(self, client: "Client", info: SessionInfo, routing_key: str) -> None:
+        super().__init__(client, info, routing_key)
+        self._lock = threading.Lock()  # pause() may come from another thread
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        try:
+            self.delete()
+        except Exception:  # noqa: BLE001 - already gone, or the server went away: nothing to do
+            pass
+
+    def _unary(self, method: str, request):
+        return self._client._unary(method, request, self.routing_key)
+
+    def refresh(self) -> SessionInfo:
+        """Reads the session's state from the server (GetSession)."""
+        self.info = SessionInfo.from_proto(
+            self._unary("GetSession", pb.GetSessionRequest(name=self.name)))
+        return self.info
+
+    def stream(self, t_end: Optional[float] = None, *, output_interval: Optional[float] = None,
+               columns: Optional[Iterable[str]] = None, frame_samples: int = 0,
+               indefinite: bool = False, realtime_factor: float = 0.0,
+               start_sample_index: Optional[int] = None) -> Iterator[Frame]:
+        """Advances the session and yields its frames as they arrive (StreamStates).
+
+        Args:
+            t_end: stream until this time [s] (default: the session's horizon).
+            output_interval: sample spacing [s] (default: the session's).
+            columns: column names to stream, in order (default all).
+            frame_samples: samples per frame (0 = the server's default).
+            indefinite: run with no horizon until ``pause()``.
+            realtime_factor: simulated seconds per wall-clock second; 0 = as fast as possible.
+            start_sample_index: first sample to send (replayed from the server's history if
+                earlier than the session's next). Default: the sample after the last one this
+                object received, so a paused or broken stream continues without gap or duplicate.
+
+        The generator ends when the stream does; ``last_summary`` then holds its summary. A
+        numerical failure ends it with the TetherError (ABORTED with ErrorInfo) after every good
+        frame; ``pause()`` ends it quietly.
+        """
+        call = self._client._stream("StreamStates", self._stream_request(
+            t_end, output_interval, columns, frame_samples, indefinite, realtime_factor,
+            start_sample_index), self.routing_key)
+        with self._lock:
+            self._call, self._paused = call, False
+        assembler = StreamAssembler()
+        try:
+            for chunk in call:
+                frame = assembler.consume(chunk)
+                if chunk.WhichOneof("chunk") == "header":
+                    self.columns = assembler.columns
+                    self.replica = replica_of(call.initial_metadata())
+                if frame is not None:
+                    self._resume_at = frame.first_sample_index + len(frame.t)
+                    yield frame
+                if assembler.summary is not None:
+                    self.last_summary = assembler.summary
+        except grpc.RpcError as error:
+            if not (self._paused and error.code() == grpc.StatusCode.CANCELLED):
+                raise from_rpc_error(error) from None
+        finally:
+            with self._lock:
+                self._call = None
+            call.cancel()  # a no-op after the end; stops the call if the caller left the loop
+
+    def run(self, t_end: Optional[float] = None, **kwargs) -> Result:
+        """Streams (as ``stream``) and collects every frame into a Result. A numerical failure is
+        returned as a Result with its termination and error, not raised."""
+        frames: List[Frame] = []
+        error = None
+        try:
+            for frame in self.stream(t_end, **kwargs):
+                frames.append(frame)
+        except TetherError as failure:
+            if not frames and self.last_summary is None:
+                raise
+            error = failure
+        return Result(tuple(self.columns), frames, self.last_summary, self.info.init_report, error,
+                      self.replica)
+
+    def pause(self) -> None:
+        """Ends the open stream, if any (from the loop body or another thread). The session keeps
+        its state; the next ``stream()`` continues after the last frame received."""
+        with self._lock:
+            call, self._paused = self._call, True
+        if call is not None:
+            call.cancel()
+
+    def update(self, parameters: Optional[Mapping[str, float]] = None,
+               values: Optional[Mapping[str, float]] = None) -> SessionInfo:
+        """Changes parameters and/or state values between streams; consistent initialization
+        runs again at the current time (``init_report`` says what it corrected)."""
+        self.info = SessionInfo.from_proto(self._unary(
+            "UpdateSession", _requests.update_request(self.name, parameters, values)))
+        # The history before the update no longer describes the session: continue from its
+        # current sample, not from one this object may have missed before the update.
+        self._resume_at = None
+        return self.info
+
+    def fork(self, session_id: Optional[str] = None) -> "Session":
+        """A copy at the current state (a what-if branch), on the same replica; it keeps this
+        session's routing key."""
+        info = SessionInfo.from_proto(self._unary("ForkSession", pb.ForkSessionRequest(
+            name=self.name, session_id=session_id or _requests.new_session_id())))
+        return Session(self._client, info, self.routing_key)
+
+    def delete(self) -> None:
+        """Deletes the session (FAILED_PRECONDITION while a stream is open: pause it first)."""
+        self._unary("DeleteSession", pb.DeleteSessionRequest(name=self.name))
+
