@@ -15,7 +15,7 @@ Each subcommand is one ctest test (tests/deploy/CMakeLists.txt):
       deploy/envoy.yaml has the structure of an Envoy v3 bootstrap that pins session calls by
       consistent hashing on the header deploy/README.md documents (Envoy is not installed here).
   compose SOURCE_DIR
-      deploy/compose.yaml runs the server as the manifests do and a sweep of Simulate calls.
+      deploy/compose.yaml runs the server as the manifests do and `tether sweep` over its replicas.
   server SOURCE_DIR SERVER_BIN CLIENT_BIN
       The built tether-server starts with the Deployment's arguments (on a free loopback port)
       and a models dir laid out as a ConfigMap volume is (links into ..data), the image's
@@ -652,16 +652,16 @@ def check_compose(source_dir):
     problems.check(sweep.get("depends_on", {}).get("tether", {}).get("condition") ==
                    "service_healthy", "compose.yaml: the sweep does not wait for a healthy server")
 
+    # The sweep must reach every replica: a dns:/// target (round_robin over the addresses
+    # Docker's DNS returns for the service), not one connection to one of them.
     script = " ".join(sweep.get("command", []))
-    problems.check("tether run " in script and f"--server tether:{GRPC_PORT}" in script,
-                   f"compose.yaml: the sweep does not run `tether run --server tether:{GRPC_PORT}`")
-    loop = re.search(r"for (\w+) in ([^;]+);", script)
-    values = loop.group(2).split() if loop else []
+    problems.check("tether sweep " in script and f"--server dns:///tether:{GRPC_PORT}" in script,
+                   "compose.yaml: the sweep does not run "
+                   f"`tether sweep --server dns:///tether:{GRPC_PORT}`")
+    levels = re.findall(r"--values \w+=([^\s]+)", script)
+    values = levels[0].split(",") if levels else []
     problems.check(len(set(values)) >= 3, f"compose.yaml: the sweep has {len(set(values))} "
-                   "distinct values, expected several (≥ 3)")
-    if loop:
-        problems.check(re.search(r"--set \w+=\$\$" + loop.group(1), script) is not None,
-                       "compose.yaml: the sweep does not pass its loop value with --set")
+                   "distinct --values, expected several (≥ 3)")
     proxy = services.get("proxy", {})
     problems.check(any(v.endswith(":/etc/envoy/envoy.yaml:ro") and
                        os.path.realpath(os.path.join(source_dir, "deploy", v.split(":")[0])) ==
