@@ -23,6 +23,7 @@ v1::ModelForm FormToProto(model::Form form) {
     case model::Form::kMechanical: return v1::MODEL_FORM_MECHANICAL;
     case model::Form::kIndex1: return v1::MODEL_FORM_INDEX1;
     case model::Form::kIndex2: return v1::MODEL_FORM_INDEX2;
+    case model::Form::kImplicit: return v1::MODEL_FORM_IMPLICIT;
   }
   return v1::MODEL_FORM_UNSPECIFIED;
 }

@@ -23,6 +23,7 @@ std::string FormText(v1::ModelForm form) {
     case v1::MODEL_FORM_MECHANICAL: return "mechanical";
     case v1::MODEL_FORM_INDEX1: return "index1";
     case v1::MODEL_FORM_INDEX2: return "index2";
+    case v1::MODEL_FORM_IMPLICIT: return "implicit";
     default: return "unspecified";
   }
 }

@@ -9,6 +9,7 @@ std::string_view FormName(Form form) {
     case Form::kMechanical: return "mechanical";
     case Form::kIndex1: return "index1";
     case Form::kIndex2: return "index2";
+    case Form::kImplicit: return "implicit";
   }
   return "unknown";
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/definitions.h"
+#include "model/implicit_spec.h"
 #include "model/json_document.h"
 #include "tether/expr/suggest.h"
 #include "tether/expr/parse.h"
@@ -33,6 +34,7 @@ constexpr std::array<std::string_view, 12> kCommonFields = {
 constexpr std::array<std::string_view, 4> kMechanicalFields = {"coordinates", "velocities", "mass",
                                                                "forces"};
 constexpr std::array<std::string_view, 3> kIndexFields = {"differential", "algebraic", "rhs"};
+constexpr std::array<std::string_view, 2> kImplicitFields = {"variables", "equations"};
 
 // Names the expression language gives a meaning of its own (parse.h).
 constexpr std::array<std::string_view, 20> kFunctionNames = {
@@ -45,6 +47,7 @@ enum class NameKind : std::uint8_t {
   kVelocity,
   kDifferential,
   kAlgebraic,
+  kVariable,  // an unknown of the implicit form
   kDefinition,
   kOutput,
   kConstraint,
@@ -59,6 +62,7 @@ std::string KindName(NameKind kind) {
     case NameKind::kVelocity: return "velocity";
     case NameKind::kDifferential: return "differential variable";
     case NameKind::kAlgebraic: return "algebraic variable";
+    case NameKind::kVariable: return "variable";
     case NameKind::kDefinition: return "definition";
     case NameKind::kOutput: return "output";
     case NameKind::kConstraint: return "constraint name";
@@ -77,6 +81,7 @@ struct Site {
   std::string what;  // "a constraint", used as "<what> may not use velocity 'vx'"
   unsigned allowed;  // Bit() of the parameter and variable kinds allowed; t always is
   std::string why;   // appended to the refusal
+  bool equation = false;  // `lhs = rhs` is accepted (the implicit form's equations)
 };
 
 // A parsed expression before definitions are substituted.
@@ -119,6 +124,7 @@ std::optional<Form> FormFromName(std::string_view name) {
   if (name == "mechanical") return Form::kMechanical;
   if (name == "index1") return Form::kIndex1;
   if (name == "index2") return Form::kIndex2;
+  if (name == "implicit") return Form::kImplicit;
   return std::nullopt;
 }
 
@@ -260,26 +266,40 @@ class SpecReader {
       if (form_) {
         model_->form = *form_;
       } else {
-        const std::vector<std::string> forms = {"mechanical", "index1", "index2"};
+        const std::vector<std::string> forms = {"mechanical", "index1", "index2", "implicit"};
         Problem("form", "unknown form '" + *form + "'" + DidYouMean(*form, forms) +
-                            "; expected mechanical, index1 or index2");
+                            "; expected mechanical, index1, index2 or implicit");
       }
     }
   }
 
   bool IsMechanical() const { return form_ == Form::kMechanical; }
+  bool IsImplicit() const { return form_ == Form::kImplicit; }
 
   void CheckFields(const Json& document) {
     std::vector<std::string> known(kCommonFields.begin(), kCommonFields.end());
     const bool any_form = !form_.has_value();
     if (any_form || IsMechanical())
       known.insert(known.end(), kMechanicalFields.begin(), kMechanicalFields.end());
-    if (any_form || !IsMechanical())
+    if (any_form || (!IsMechanical() && !IsImplicit()))
       known.insert(known.end(), kIndexFields.begin(), kIndexFields.end());
+    if (any_form || IsImplicit())
+      known.insert(known.end(), kImplicitFields.begin(), kImplicitFields.end());
     for (const auto& item : document.items()) {
       const std::string& key = item.key();
+      if (IsImplicit() && key == "constraints") {
+        Problem(key, "form 'implicit' has no field 'constraints': write each constraint as one "
+                     "of the equations, e.g. \"x^2 + y^2 = l^2\"");
+        continue;
+      }
+      if (IsImplicit() && key == "inequalities") {
+        Problem(key, "form 'implicit' does not support inequality constraints yet; write the "
+                     "model in form 'index1' to use them");
+        continue;
+      }
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      if (Contains(kMechanicalFields, key) || Contains(kIndexFields, key)) {
+      if (Contains(kMechanicalFields, key) || Contains(kIndexFields, key) ||
+          Contains(kImplicitFields, key)) {
         Problem(key, "field '" + key + "' does not belong to form '" +
                          std::string(FormName(*form_)) + "'");
       } else {
@@ -321,6 +341,8 @@ class SpecReader {
     if (IsMechanical()) {
       ReadVariables(document, "coordinates", NameKind::kCoordinate, model_->coordinates);
       ReadVariables(document, "velocities", NameKind::kVelocity, model_->velocities);
+    } else if (IsImplicit()) {
+      ReadVariables(document, "variables", NameKind::kVariable, implicit_.variables);
     } else {
       ReadVariables(document, "differential", NameKind::kDifferential, model_->differential);
       ReadVariables(document, "algebraic", NameKind::kAlgebraic, model_->algebraic);
@@ -408,10 +430,15 @@ class SpecReader {
                                   " names but there are " + std::to_string(n) +
                                   " coordinates; each coordinate needs one velocity");
       }
+    } else if (IsImplicit()) {
+      if (Field(document, "variables") != nullptr && implicit_.variables.empty()) {
+        Problem("variables", "the model has no variables: name at least one");
+      }
     } else if (Field(document, "differential") != nullptr && model_->num_states() == 0) {
       Problem("differential", "the model has no variables: name at least one");
     }
-    CheckCount(model_->num_states(), limits_.max_variables, "", "state variables");
+    CheckCount(model_->num_states() + implicit_.variables.size(), limits_.max_variables, "",
+               "state variables");
   }
 
   void ReadKeysAsNames(const Json& document, std::string_view key, NameKind kind, std::size_t limit,
@@ -459,7 +486,8 @@ class SpecReader {
     }
     const expr::ParseLimits parse_limits{.max_length = limits_.max_expression_length,
                                          .max_depth = limits_.max_expression_depth};
-    expr::ParseResult parsed = expr::Parse(*context_, text, parse_limits);
+    const expr::ParseOptions parse_options{.derivatives = IsImplicit(), .equation = site.equation};
+    expr::ParseResult parsed = expr::Parse(*context_, text, parse_limits, parse_options);
     if (!parsed.ok()) {
       Problem(path, parsed.error.message, parsed.error.column);
       return std::nullopt;
@@ -484,6 +512,11 @@ class SpecReader {
                   std::vector<std::size_t>* definition_uses) {
     bool ok = true;
     for (const expr::NameUse& use : raw.names) {
+      if (use.name == "t" && use.derivative_order > 0) {
+        Problem(path, "der() applies to the model's variables only; der(t) is 1", use.column);
+        ok = false;
+        continue;
+      }
       if (use.name == "t") continue;
       const auto it = names_.find(use.name);
       if (it == names_.end()) {
@@ -493,7 +526,9 @@ class SpecReader {
         continue;
       }
       const NameEntry& entry = it->second;
-      if (entry.kind == NameKind::kDefinition && definition_uses != nullptr) {
+      if (use.derivative_order > 0 && !CheckDerivativeUse(use, entry, path)) {
+        ok = false;
+      } else if (entry.kind == NameKind::kDefinition && definition_uses != nullptr) {
         definition_uses->push_back(entry.index);
       } else if (entry.kind == NameKind::kDefinition) {
         ok = CheckDefinitionUse(entry.index, use, path, site) && ok;
@@ -513,6 +548,31 @@ class SpecReader {
       }
     }
     return ok;
+  }
+
+  // der() applies once, to a variable of the implicit form.
+  bool CheckDerivativeUse(const expr::NameUse& use, const NameEntry& entry,
+                          const std::string& path) {
+    if (entry.kind != NameKind::kVariable) {
+      Problem(path,
+              "der() applies to the model's variables only; '" + use.name + "' is a " +
+                  KindName(entry.kind) +
+                  (entry.kind == NameKind::kParameter ? " (constant in t)"
+                   : entry.kind == NameKind::kDefinition
+                       ? " (write der() of the variables inside the definition)"
+                       : ""),
+              use.column);
+      return false;
+    }
+    if (use.derivative_order > 1) {
+      Problem(path,
+              "only first derivatives may be written: der(der(" + use.name +
+                  ")) needs a variable for der(" + use.name + ") (add e.g. 'v_" + use.name +
+                  "' with the equation der(" + use.name + ") = v_" + use.name + ")",
+              use.column);
+      return false;
+    }
+    return true;
   }
 
   // A definition brings along every variable it reaches.
@@ -627,10 +687,12 @@ class SpecReader {
   void ReadEquations(const Json& document) {
     if (IsMechanical()) {
       ReadMechanical(document);
+    } else if (IsImplicit()) {
+      ReadImplicitEquations(document);
     } else {
       ReadSemiExplicit(document);
     }
-    const Site all{"an output", kMechanicalBits | kIndexBits, ""};
+    const Site all{"an output", kMechanicalBits | kIndexBits | Bit(NameKind::kVariable), ""};
     ReadOutputs(document, all);
   }
 
@@ -673,6 +735,52 @@ class SpecReader {
     }
     ReadExpressionList(document, "inequalities", Site{"an inequality", allowed, why}, false,
                        std::nullopt, "", model_->inequalities);
+  }
+
+  // The implicit form's equations: `lhs = rhs` or a residual, each a string or an object
+  // {"name": …, "expr": …}; exactly one per variable.
+  void ReadImplicitEquations(const Json& document) {
+    const Json* list = TypedField(document, "", "equations", Json::value_t::array, true);
+    if (list == nullptr) return;
+    const std::size_t n = implicit_.variables.size();
+    if (list->size() != n) {
+      Problem("equations", "has " + std::to_string(list->size()) + " equations but there are " +
+                               std::to_string(n) +
+                               " variables; form 'implicit' needs exactly one equation per "
+                               "variable");
+    }
+    const Site site{"an equation", kParameterBit | Bit(NameKind::kVariable), "", true};
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      NamedExpression entry = ReadNamedExpression((*list)[i], Index("equations", i), i, site);
+      implicit_.equation_names.push_back(std::move(entry.name));
+      implicit_.equation_paths.push_back(std::move(entry.path));
+      implicit_.equations.push_back(entry.expr);
+    }
+  }
+
+  struct NamedExpression {
+    std::string name;  // the given name, else the entry's path
+    std::string path;  // of the expression: "constraints[1]" or "constraints[1].expr"
+    expr::Expr expr;   // invalid when it did not parse
+  };
+
+  // An expression or an object {"name": …, "expr": …}, entry `index` of the list at `path`.
+  NamedExpression ReadNamedExpression(const Json& element, const std::string& path,
+                                      std::size_t index, const Site& site) {
+    NamedExpression entry{.name = path, .path = path, .expr = {}};
+    const Json* value = &element;
+    if (element.is_object()) {
+      CheckKeys(element, path, std::array<std::string_view, 2>{"name", "expr"});
+      if (auto given = ReadString(element, path, "name", false)) {
+        if (Register(*given, NameKind::kConstraint, Join(path, "name"), index)) entry.name = *given;
+      }
+      value = TypedFieldAny(element, path, "expr");
+      entry.path = Join(path, "expr");
+    }
+    const std::optional<Raw> raw =
+        value == nullptr ? std::nullopt : ParseExpression(*value, entry.path, site);
+    if (raw) entry.expr = raw->expr;
+    return entry;
   }
 
   // A list of expressions; with `expected`, its length must be that (`of` names what counts).
@@ -729,22 +837,9 @@ class SpecReader {
     const Json* list = TypedField(document, "", "constraints", Json::value_t::array, false);
     if (list == nullptr) return;
     for (std::size_t i = 0; i < list->size(); ++i) {
-      const Json& element = (*list)[i];
-      std::string path = Index("constraints", i);
-      std::string name = path;
-      const Json* value = &element;
-      if (element.is_object()) {
-        CheckKeys(element, path, std::array<std::string_view, 2>{"name", "expr"});
-        if (auto given = ReadString(element, path, "name", false)) {
-          if (Register(*given, NameKind::kConstraint, Join(path, "name"), i)) name = *given;
-        }
-        value = TypedFieldAny(element, path, "expr");
-        path = Join(path, "expr");
-      }
-      model_->constraint_names.push_back(name);
-      const std::optional<Raw> raw =
-          value == nullptr ? std::nullopt : ParseExpression(*value, path, site);
-      model_->constraints.push_back(raw ? raw->expr : expr::Expr{});
+      NamedExpression entry = ReadNamedExpression((*list)[i], Index("constraints", i), i, site);
+      model_->constraint_names.push_back(std::move(entry.name));
+      model_->constraints.push_back(entry.expr);
     }
   }
 
@@ -780,6 +875,7 @@ class SpecReader {
 
   std::vector<std::string> StateNames() const {
     std::vector<std::string> states;
+    for (const Variable& variable : implicit_.variables) states.push_back(variable.name);
     for (const Variable* variable : model_->states()) states.push_back(variable->name);
     return states;
   }
@@ -798,6 +894,7 @@ class SpecReader {
       case NameKind::kVelocity: return &model_->velocities[entry.index];
       case NameKind::kDifferential: return &model_->differential[entry.index];
       case NameKind::kAlgebraic: return &model_->algebraic[entry.index];
+      case NameKind::kVariable: return &implicit_.variables[entry.index];
       default: break;
     }
     Problem(path, "'" + name + "' is a " + KindName(entry.kind) + ", not a state variable");
@@ -860,8 +957,16 @@ class SpecReader {
 
   // ---- Building ----------------------------------------------------------------------------
 
-  // Substitutes the definitions (dependencies first) into every expression of the model.
+  // Substitutes the definitions, then reduces an implicit model (model/implicit_spec.h).
   void Build() {
+    SubstituteDefinitions();
+    if (!IsImplicit() || refused_ || !problems_.empty()) return;
+    ReduceImplicitSpec(std::move(implicit_), limits_.max_nodes, *model_, problems_);
+    CheckNodeCount();
+  }
+
+  // Substitutes the definitions (dependencies first) into every expression of the model.
+  void SubstituteDefinitions() {
     model_->time = context_->Symbol("t");
     std::vector<std::pair<expr::Expr, expr::Expr>> resolved;
     for (std::size_t d : definition_order_.order) {
@@ -871,7 +976,8 @@ class SpecReader {
     }
     if (resolved.empty()) return;
     for (std::vector<expr::Expr>* list : {&model_->mass, &model_->forces, &model_->rhs,
-                                          &model_->constraints, &model_->inequalities}) {
+                                          &model_->constraints, &model_->inequalities,
+                                          &implicit_.equations}) {
       for (expr::Expr& e : *list) {
         e = context_->Substitute(e, resolved);
         if (!WithinNodeLimit()) return;
@@ -893,6 +999,7 @@ class SpecReader {
   std::shared_ptr<expr::Context> context_;
   std::shared_ptr<Model> model_;
   std::optional<Form> form_;
+  ImplicitSpec implicit_;  // the implicit form's variables and equations, until Build
   bool refused_ = false;  // a limit was exceeded: stop processing
   std::map<std::string, NameEntry, std::less<>> names_;
 

@@ -112,6 +112,14 @@ bool ReducedModel::FailNonFinite(double t, const char* what) {
                   "leave their domain");
 }
 
+const char* ReducedModel::AlgebraicJacobianName() const {
+  switch (model_->form) {
+    case model::Form::kIndex2: return "h_y = g_x f_y";
+    case model::Form::kImplicit: return "G_w (the Jacobian of the stage equations in the unknowns)";
+    default: return "g_y";
+  }
+}
+
 bool ReducedModel::FailSingularRows(double t, const Eigen::MatrixXd& rows, const char* what) {
   const std::vector<std::size_t> dependent = DependentRows(rows);
   return Fail(EvalStatus::kSingular,
@@ -238,7 +246,7 @@ bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span
     c_y_ = c_y;
     lu_.compute(c_y_);
     if (LuIsRankDeficient(lu_, RelativePivotThreshold(m))) {
-      return FailSingularRows(t, c_y_, model_->form == model::Form::kIndex1 ? "g_y" : "h_y = g_x f_y");
+      return FailSingularRows(t, c_y_, AlgebraicJacobianName());
     }
     work_m_ = c;
     solve_m_ = lu_.solve(work_m_);
@@ -265,7 +273,7 @@ bool ReducedModel::RhsIndex(double t, std::span<const double> z, std::span<doubl
   c_y_ = c_y;
   lu_.compute(c_y_);
   if (LuIsRankDeficient(lu_, RelativePivotThreshold(m))) {
-    return FailSingularRows(t, c_y_, model_->form == model::Form::kIndex1 ? "g_y" : "h_y = g_x f_y");
+    return FailSingularRows(t, c_y_, AlgebraicJacobianName());
   }
   work_m_.noalias() = -(c_t + c_x * f);
   solve_m_ = lu_.solve(work_m_);  // y' = −c_y⁻¹ (c_x f + c_t)
@@ -298,6 +306,9 @@ bool ReducedModel::Invariants(double t, std::span<const double> z, std::span<dou
     put(0, 0, out + 2 * m, m, n);             // Φ_q
     put(m, 0, out + 2 * m + m * n, m, n);     // h_q
     put(m, n, out + 2 * m, m, n);             // h_v = Φ_q
+  } else if (model_->form == model::Form::kImplicit) {
+    std::copy_n(out, p, h.begin());                       // H_0 … H_(k−1)
+    std::copy_n(out + p, p * cols, h_z.begin());          // H_z
   } else if (model_->form == model::Form::kIndex1) {
     std::copy_n(out, m, h.begin());           // g
     put(0, 0, out + m, m, n);                 // g_x
@@ -326,12 +337,18 @@ bool ReducedModel::Residuals(double t, std::span<const double> z, double* positi
                              double* velocity) {
   *position = 0.0;
   *velocity = 0.0;
-  if (m_ == 0) return true;
+  const bool implicit = model_->form == model::Form::kImplicit;
+  if (implicit ? num_invariants() == 0 : m_ == 0) return true;
   LoadZ(t, z);
   invariants_.Evaluate(in_, invariants_out_);
   const std::span<const double> out(invariants_out_);
-  *position = MaxAbs(out.first(m_));
-  if (model_->form != model::Form::kIndex1) *velocity = MaxAbs(out.subspan(m_, m_));
+  if (implicit) {  // H_0, then the higher levels (implicit_formulation.cc)
+    *position = MaxAbs(out.first(level0_size_));
+    *velocity = MaxAbs(out.subspan(level0_size_, num_invariants() - level0_size_));
+  } else {
+    *position = MaxAbs(out.first(m_));
+    if (model_->form != model::Form::kIndex1) *velocity = MaxAbs(out.subspan(m_, m_));
+  }
   if (!std::isfinite(*position) || !std::isfinite(*velocity)) {
     return FailNonFinite(t, "the constraint residuals");
   }

@@ -100,6 +100,13 @@ ReduceResult ReducedModel::Build(std::shared_ptr<const model::Model> model,
     result.error = "model '" + model->name + "': mechanical sizes are inconsistent";
     return result;
   }
+  if (model->form == model::Form::kImplicit &&
+      (model->implicit == nullptr || options.algebraic == AlgebraicMode::kOde)) {
+    result.error = "model '" + model->name +
+                   "': the implicit form solves its algebraic unknowns in every stage; algebraic "
+                   "mode 'ode' is not available for it";
+    return result;
+  }
   if (!mechanical && (model->rhs.size() != n || model->algebraic.size() != m)) {
     result.error = "model '" + model->name +
                    "': index1/index2 need one rhs per differential variable and one constraint "
@@ -178,7 +185,7 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
   const auto g_x = Jacobian(cx, g, x);
   const auto g_y = Jacobian(cx, g, y);
   const std::vector<Expr> g_t = Diffs(cx, g, t);
-  const bool index1 = model.form == model::Form::kIndex1;
+  const bool index1 = model.form != model::Form::kIndex2;  // the implicit stage is index1's
   const bool ode = options_.algebraic == AlgebraicMode::kOde;
 
   std::vector<Expr> h;  // index 2: h = g_x f + g_t
@@ -191,6 +198,10 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
   Append(&stage, Jacobian(cx, c, x));
   Append(&stage, Jacobian(cx, c, y));
   Append(&stage, Diffs(cx, c, t));
+  if (model.form == model::Form::kImplicit) {
+    Compile(cx, inputs, stage, BuildImplicitInvariants(cx, inputs), {}, ImportOutputs(cx));
+    return;
+  }
 
   std::vector<Expr> invariants = g;
   if (index1) {

@@ -64,8 +64,12 @@ InitializationOutcome InitializeConsistently(reduce::ReducedModel& model, double
       !ProjectBlock(model, t, project::Block{0, p, 0, m1}, fixed_z, options, z, &outcome)) {
     return outcome;
   }
+  const project::Block velocity{p, model.ode_size(), m1, model.num_invariants()};
+  if (model.form() == model::Form::kImplicit &&
+      !ProjectBlock(model, t, velocity, fixed_z, options, z, &outcome)) {
+    return outcome;
+  }
   if (mechanical) {
-    const project::Block velocity{p, model.ode_size(), m1, model.num_invariants()};
     if (!ProjectBlock(model, t, velocity, fixed_z, options, z, &outcome)) return outcome;
     std::vector<double> zdot(z.size());
     if (!model.Rhs(t, z, zdot)) {

@@ -6,6 +6,8 @@
 //               λ from the stage solve at (q, v).
 //   index1:     y from g(x₀, y, t₀) = 0 by Newton from y₀ (x is never moved).
 //   index2:     x ← argmin ½‖x − x₀‖² s.t. g(x, t₀) = 0, then y from h(x, y, t₀) = 0.
+//   implicit:   z like q then v of the mechanical form, on its two blocks of invariant levels
+//               (reduce/implicit_formulation.cc), then w from G(z, w, t₀) = 0 by Newton.
 // A value named in Setup::fixed gets an infinite weight (W⁻¹ entry 0): it does not move. With
 // fixed values the metric is the Euclidean one on the remaining entries; without, the session's
 // metric (W = M for the mass metric).

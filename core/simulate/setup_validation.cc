@@ -160,6 +160,11 @@ std::vector<SetupProblem> SetupProblems(const Setup& setup) {
         "metric 'mass' needs a mechanical model; '" + model.name + "' is " +
             std::string(model::FormName(model.form)));
   }
+  if (setup.options.algebraic == AlgebraicMode::kOde && model.form == model::Form::kImplicit) {
+    Add(&p, "options.algebraic",
+        "algebraic mode 'ode' is not available for form 'implicit' ('" + model.name +
+            "' solves its unknowns in every stage); use 'solve'");
+  }
   if (setup.options.projection == Projection::kBaumgarte && !mechanical) {
     Add(&p, "options.projection",
         "projection 'baumgarte' stabilizes the mechanical form only; '" + model.name + "' is " +

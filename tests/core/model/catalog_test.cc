@@ -52,6 +52,14 @@ TEST(CatalogTest, ShapesAreAsDocumented) {
       {"pendulum", Form::kMechanical, 4, 1},     {"double_pendulum", Form::kMechanical, 8, 2},
       {"slider_crank", Form::kMechanical, 8, 3}, {"index1_tanh", Form::kIndex1, 3, 1},
       {"index2_spiral", Form::kIndex2, 3, 1},
+      // implicit: z and w of the reduction, G as constraints. The pendulum keeps (x, y, u, v)
+      // and solves (der(u), der(v), lam) from the two dynamic equations and the rod's second
+      // derivative; the circuit's one dependent derivative combination leaves index 1 with all
+      // three voltages as states, solved for their derivatives; the reactor substitutes both
+      // rate equations and solves c from the conservation law.
+      {"pendulum_implicit", Form::kImplicit, 7, 3},
+      {"rc_floating_capacitor", Form::kImplicit, 6, 3},
+      {"reactor_conservation", Form::kImplicit, 3, 1},
   };
   for (const Shape& shape : shapes) {
     const auto model = CatalogModel(shape.name);

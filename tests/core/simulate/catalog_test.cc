@@ -112,7 +112,13 @@ INSTANTIATE_TEST_SUITE_P(
         CatalogCase{"index2_spiral", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kOde, kIndex2Errors},
         CatalogCase{"index2_spiral", Projection::kSequential, Metric::kEuclidean, AlgebraicMode::kOde, kIndex2Errors},
         CatalogCase{"pds_half_plane", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve, {"x_error"}},
-        CatalogCase{"pds_disc", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve, {"theta_error"}}),
+        CatalogCase{"pds_disc", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve, {"theta_error"}},
+        CatalogCase{"pendulum_implicit", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve},
+        CatalogCase{"pendulum_implicit", Projection::kSequential, Metric::kEuclidean, AlgebraicMode::kSolve},
+        CatalogCase{"rc_floating_capacitor", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve},
+        CatalogCase{"rc_floating_capacitor", Projection::kSequential, Metric::kEuclidean, AlgebraicMode::kSolve},
+        CatalogCase{"reactor_conservation", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve,
+                    {"a_error", "b_error", "c_error"}}),
     [](const auto& param_info) {
       const CatalogCase& c = param_info.param;
       return std::string(c.model) + "_" + std::string(simulate::ProjectionName(c.projection)) +

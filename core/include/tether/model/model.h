@@ -3,6 +3,10 @@
 //   mechanical (index 3): q' = v,  M(q,v,t) v' − Φ_q(q,t)ᵀ λ = f(q,v,t),  Φ(q,t) = 0
 //   index1:               x' = f(x,y,t),  0 = g(x,y,t)   (g_y regular)
 //   index2:               x' = f(x,y,t),  0 = g(x,t)     (g_x f_y regular)
+//   implicit:             F(t, x, x') = 0 as written (der(x) is x'), reduced when the spec is
+//                         read (tether/structure/implicit_dae.h) to the index-1 system
+//                         z' = φ(t,z,w), 0 = G(t,z,w) held in the index1 fields (z differential,
+//                         w algebraic, φ rhs, G constraints), plus invariants H_0 … H_(k−1)(t,z).
 //
 // Every expression is held with definitions already substituted, as a function of the model's
 // variables, its parameters (symbols, so a session can override them) and the time symbol `t`.
@@ -18,12 +22,14 @@
 #include <vector>
 
 #include "tether/expr/expr.h"
+#include "tether/structure/implicit_dae.h"
 
 namespace tether::model {
 
-enum class Form { kMechanical, kIndex1, kIndex2 };
+enum class Form { kMechanical, kIndex1, kIndex2, kImplicit };
 
-std::string_view FormName(Form form);  // "mechanical", "index1", "index2"
+// "mechanical", "index1", "index2", "implicit"
+std::string_view FormName(Form form);
 
 // One problem found in a spec: where (JSON path, and column inside an expression) and what.
 struct SpecProblem {
@@ -76,6 +82,19 @@ struct Output {
   expr::Expr value;  // function of variables, parameters and t
 };
 
+// The implicit form as the user wrote it and what its structural analysis found. The reduced
+// system lives in Model's index1 fields; this keeps what a description and the invariants need.
+struct ImplicitForm {
+  std::vector<Variable> variables;            // x_j as written (each is a z or w entry)
+  std::vector<std::string> equation_names;    // "equations[2]" unless the spec names it
+  std::vector<expr::Expr> equations;          // F_i = lhs − rhs, definitions substituted
+  // H_ℓ, ℓ = 0 … k−1: the differentiated equations (level 0 as written, level ℓ their ℓ-th
+  // total derivatives), functions of t, z and parameters; names carry ℓ primes ("vertical'").
+  std::vector<std::vector<expr::Expr>> invariants;
+  std::vector<std::vector<std::string>> invariant_names;
+  structure::StructureReport report;  // index, differentiations, states, unknowns, dof
+};
+
 struct Model {
   std::string name;         // [a-z][a-z0-9_-]{0,62}
   std::string title;
@@ -106,6 +125,9 @@ struct Model {
   std::vector<expr::Expr> inequalities;
 
   std::vector<Output> outputs;
+
+  // implicit only: the equations as written and their analysis.
+  std::shared_ptr<const ImplicitForm> implicit;
 
   // Default initial values by variable name (absent ones default to 0).
   std::map<std::string, double> initial;

@@ -15,6 +15,9 @@
 //   index2, x' = f(x,y,t), 0 = g(x,t); c = h = g_x f + g_t (index 1 in y: h_y = g_x f_y):
 //     kSolve: z = x, y from h(x,y,t) = 0 by Newton in every stage; invariant g on x.
 //     kOde: z = (x, y), y' = −h_y⁻¹ (h_x f + h_t) (§20.2); invariants g (on x), h (on x, y).
+//   implicit, reduced when read to z' = φ(t,z,w), 0 = G(t,z,w) (tether/model/model.h):
+//     kSolve only: z is the ODE state, w is solved from G = 0 by the index1 Newton in every
+//     stage; invariants H_0 … H_(k−1) on z (implicit_formulation.cc maps them to the two levels).
 //
 // The invariants are ordered "position level" first (they depend on z[0, position_size())
 // only) and "velocity level" after; the sequential projector relies on this split.
@@ -153,6 +156,9 @@ class ReducedModel {
                const std::vector<expr::Expr>& mass, const std::vector<expr::Expr>& outputs);
   void BuildMechanical(expr::Context& context, const std::vector<expr::Expr>& inputs);
   void BuildIndex(expr::Context& context, const std::vector<expr::Expr>& inputs);
+  // [H; H_z] of the implicit form, and the sizes of its levels (implicit_formulation.cc).
+  std::vector<expr::Expr> BuildImplicitInvariants(expr::Context& context,
+                                                  const std::vector<expr::Expr>& inputs);
   [[nodiscard]] std::vector<expr::Expr> ImportOutputs(expr::Context& context) const;
   void Allocate();
   void LoadState(double t, std::span<const double> state);
@@ -164,6 +170,7 @@ class ReducedModel {
   bool Fail(EvalStatus status, std::string message);
   bool FailNonFinite(double t, const char* what);
   bool FailSingularRows(double t, const Eigen::MatrixXd& rows, const char* what);
+  [[nodiscard]] const char* AlgebraicJacobianName() const;  // "g_y", "h_y = g_x f_y", "G_w …"
 
   std::shared_ptr<const model::Model> model_;
   std::shared_ptr<const expr::Context> context_;
@@ -176,6 +183,7 @@ class ReducedModel {
   std::size_t num_pos_inv_ = 0;
   std::size_t num_vel_inv_ = 0;
   std::size_t mass_size_ = 0;
+  std::size_t level0_size_ = 0;  // implicit: rows of H_0, the "position" residual
   std::vector<std::string> invariant_names_;
   double alpha_ = 0.0;
   double beta_ = 0.0;
