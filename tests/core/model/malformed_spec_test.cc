@@ -12,6 +12,7 @@ namespace tether::model {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using testing::ImplicitPendulumSpec;
 using testing::PendulumSpec;
 using testing::SemiExplicitSpec;
 
@@ -187,6 +188,103 @@ std::vector<Case> Cases() {
   };
 }
 
+std::string Implicit(const std::function<void(Json&)>& change) {
+  Json spec = ImplicitPendulumSpec();
+  change(spec);
+  return spec.dump();
+}
+
+// The implicit form: its fields, the der() rule, equations, and what the structural analysis
+// refuses (columns are 1-based positions in the equation text).
+std::vector<Case> ImplicitCases() {
+  auto equation = [](std::size_t i, const std::string& text) {
+    return [i, text](Json& s) { s["equations"][i] = text; };
+  };
+  return {
+      {"implicit form misspelt", Implicit([](Json& s) { s["form"] = "implict"; }), "form",
+       "unknown form 'implict' (did you mean 'implicit'?)"},
+      {"implicit without variables", Implicit([](Json& s) { s.erase("variables"); }),
+       "variables", "required field is missing"},
+      {"implicit without equations", Implicit([](Json& s) { s.erase("equations"); }),
+       "equations", "required field is missing"},
+      {"implicit variables not a list", Implicit([](Json& s) { s["variables"] = "x"; }),
+       "variables", "must be an array, not a string"},
+      {"implicit no variables", Implicit([](Json& s) {
+         s["variables"] = Json::array();
+         s["equations"] = Json::array();
+         s.erase("initial");
+         s.erase("outputs");
+       }),
+       "variables", "the model has no variables"},
+      {"implicit duplicate variable", Implicit([](Json& s) { s["variables"][4] = "x"; }),
+       "variables[4]", "name 'x' is already used by variables[0]"},
+      {"implicit equation missing", Implicit([](Json& s) { s["equations"].erase(4); }),
+       "equations", "has 4 equations but there are 5 variables"},
+      {"implicit constraints field", Implicit([](Json& s) { s["constraints"] = {"x"}; }),
+       "constraints", "write each constraint as one of the equations"},
+      {"implicit inequalities", Implicit([](Json& s) { s["inequalities"] = {"y + 0.9"}; }),
+       "inequalities", "form 'implicit' does not support inequality constraints yet"},
+      {"implicit with an index field", Implicit([](Json& s) { s["rhs"] = {"u"}; }), "rhs",
+       "does not belong to form 'implicit'"},
+      {"implicit with a mechanical field", Implicit([](Json& s) { s["mass"] = {"m"}; }), "mass",
+       "does not belong to form 'implicit'"},
+      {"der of a parameter", Implicit(equation(2, "der(m)*der(u) = 2*x*lam")), "equations[2]",
+       "der() applies to the model's variables only; 'm' is a parameter (constant in t)", 5},
+      {"der of der", Implicit(equation(0, "der(der(x)) = u")), "equations[0]",
+       "only first derivatives may be written: der(der(x))", 9},
+      {"der of t", Implicit(equation(0, "der(x) = u + der(t)")), "equations[0]",
+       "der(t) is 1", 18},
+      {"der of an expression", Implicit(equation(0, "der(x + y) = u")), "equations[0]",
+       "der", 7},
+      {"der of an unknown name", Implicit(equation(1, "der(yy) = v")), "equations[1]",
+       "unknown name 'yy' (did you mean 'y'?)", 5},
+      {"der of a definition", Implicit([](Json& s) {
+         s["definitions"] = {{"r2", "x^2 + y^2"}};
+         s["equations"][4] = {{"name", "rod"}, {"expr", "der(r2) = 0"}};
+       }),
+       "equations[4].expr", "'r2' is a definition (write der() of the variables inside", 5},
+      {"unknown name in an equation", Implicit(equation(2, "m*der(u) = 2*x*lamb")),
+       "equations[2]", "unknown name 'lamb' (did you mean 'lam'?)", 16},
+      {"two equals signs", Implicit(equation(0, "der(x) = u = v")), "equations[0]", "'='",
+       12},
+      {"equation not an expression", Implicit([](Json& s) { s["equations"][1] = true; }),
+       "equations[1]", "must be an expression (a string or a number), not a boolean"},
+      {"named equation without expr", Implicit([](Json& s) {
+         s["equations"][3] = {{"name", "vertical"}};
+       }),
+       "equations[3].expr", "required field is missing"},
+      {"named equation field typo", Implicit([](Json& s) {
+         s["equations"][3] = {{"name", "vertical"}, {"exp", "m*der(v) = -m*g + 2*y*lam"}};
+       }),
+       "equations[3].exp", "unknown field 'exp' (did you mean 'expr'?)"},
+      {"equation named like a variable", Implicit([](Json& s) {
+         s["equations"][3]["name"] = "lam";
+       }),
+       "equations[3].name", "name 'lam' is already used by variables[4]"},
+      {"equation name used as a value", Implicit([](Json& s) {
+         s["equations"][4] = {{"name", "rod"}, {"expr", "x^2 + y^2 = l^2 + vertical"}};
+       }),
+       "equations[4].expr", "'vertical' is a constraint name, not a value", 19},
+      {"variable in no equation", Implicit([](Json& s) {
+         s["equations"][2] = "m*der(u) = 2*x";
+         s["equations"][3] = {{"name", "vertical"}, {"expr", "m*der(v) = -m*g + 2*y"}};
+       }),
+       "equations", "variable 'lam' appears in no equation"},
+      {"equation written twice", Implicit([](Json& s) {
+         s["equations"][1] = "der(x) = u";
+       }),
+       "equations", "every variable needs an equation that determines it"},
+      {"output uses the derivative of an algebraic variable", Implicit([](Json& s) {
+         s["outputs"]["rate"] = "der(lam)";
+       }),
+       "outputs.rate", "uses der(lam), which the reduced system does not know"},
+      {"initial value of an unknown variable", Implicit([](Json& s) {
+         s["initial"]["lamb"] = 0;
+       }),
+       "initial.lamb", "unknown variable 'lamb' (did you mean 'lam'?)"},
+  };
+}
+
 class MalformedSpecTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MalformedSpecTest, ReportsTheProblemWhereItIs) {
@@ -206,16 +304,22 @@ TEST_P(MalformedSpecTest, ReportsTheProblemWhereItIs) {
                      << result.ErrorText();
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, MalformedSpecTest, ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Case>& param_info) {
-                           std::string name;
-                           for (char ch : param_info.param.label) {
-                             name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-                           }
-                           return name;
-                         });
+std::string CaseName(const ::testing::TestParamInfo<Case>& param_info) {
+  std::string name;
+  for (char ch : param_info.param.label) {
+    name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, MalformedSpecTest, ::testing::ValuesIn(Cases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Implicit, MalformedSpecTest, ::testing::ValuesIn(ImplicitCases()),
+                         CaseName);
 
 TEST(MalformedSpecTableTest, HasAtLeastThirtyCases) { EXPECT_GE(Cases().size(), 30u); }
+TEST(MalformedSpecTableTest, HasAtLeastTwentyImplicitCases) {
+  EXPECT_GE(ImplicitCases().size(), 20u);
+}
 
 }  // namespace
 }  // namespace tether::model

@@ -45,6 +45,25 @@ inline nlohmann::ordered_json SemiExplicitSpec(const std::string& form) {
   return spec;
 }
 
+// models/pendulum_implicit.json without the optional fields (index 3 in the implicit form).
+inline nlohmann::ordered_json ImplicitPendulumSpec() {
+  return nlohmann::ordered_json::parse(R"({
+    "name": "pendulum_implicit",
+    "form": "implicit",
+    "parameters": {"m": 1.0, "l": 1.0, "g": 9.81},
+    "variables": ["x", "y", "u", "v", "lam"],
+    "equations": [
+      "der(x) = u",
+      "der(y) = v",
+      "m*der(u) = 2*x*lam",
+      {"name": "vertical", "expr": "m*der(v) = -m*g + 2*y*lam"},
+      {"name": "rod", "expr": "x^2 + y^2 = l^2"}
+    ],
+    "initial": {"x": 0.6, "y": -0.8, "u": 0, "v": 0, "lam": 0},
+    "outputs": {"energy": "0.5*m*(u^2 + v^2) + m*g*y"}
+  })");
+}
+
 // Evaluates `e` of `model` with the given values by name; parameters default to their
 // values and t to 0. An unknown symbol fails the test and evaluates to NaN.
 inline double Evaluate(const Model& model, expr::Expr e,
