@@ -1,6 +1,7 @@
 #include "convert.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "tether/integrate/stepper.h"
 
@@ -40,6 +41,30 @@ v1::ColumnKind KindToProto(simulate::ColumnKind kind) {
   return v1::COLUMN_KIND_UNSPECIFIED;
 }
 
+void AnalysisToProto(const model::Model& model, v1::ImplicitAnalysis* out) {
+  const model::ImplicitForm& form = *model.implicit;
+  const structure::StructureReport& report = form.report;
+  out->set_structural_index(report.structural_index);
+  out->set_degrees_of_freedom(static_cast<std::uint32_t>(report.degrees_of_freedom));
+  auto variable_name = [&form](std::size_t j) {
+    return j < form.variables.size() ? form.variables[j].name : std::string();
+  };
+  for (const structure::EquationReport& e : report.equations) {
+    v1::AnalyzedEquation* equation = out->add_equations();
+    equation->set_name(e.name);
+    equation->set_differentiations(e.differentiations);
+    equation->set_assigned_variable(variable_name(e.assigned_variable));
+    equation->set_defines_derivative_of(variable_name(e.defines_derivative_of));
+    equation->set_derivatives_eliminated(e.derivatives_eliminated);
+  }
+  for (const model::Variable& v : model.differential) out->add_states(v.name);
+  for (const model::Variable& v : model.algebraic) out->add_algebraics(v.name);
+  for (const std::vector<std::string>& names : form.invariant_names) {
+    v1::InvariantLevel* level = out->add_invariant_levels();
+    for (const std::string& name : names) level->add_invariants(name);
+  }
+}
+
 void Violation(std::vector<FieldViolation>* violations, std::string field, int value) {
   violations->push_back({std::move(field), "unknown enum value " + std::to_string(value)});
 }
@@ -73,7 +98,14 @@ v1::Model ModelToProto(const model::Model& model, bool builtin,
     parameter->set_unit(p.unit);
     parameter->set_default_value(p.value);
   }
-  for (const std::string& name : model.constraint_names) out.add_invariants(name);
+  if (model.implicit) {
+    if (!model.implicit->invariant_names.empty()) {
+      for (const std::string& name : model.implicit->invariant_names.front()) out.add_invariants(name);
+    }
+    AnalysisToProto(model, out.mutable_implicit_analysis());
+  } else {
+    for (const std::string& name : model.constraint_names) out.add_invariants(name);
+  }
   for (const expr::Expr& c : model.inequalities) out.add_inequalities(model.context->ToString(c));
   for (const simulate::Column& c : columns) ColumnToProto(c, out.add_columns());
   if (model.t_end) out.set_suggested_t_end(*model.t_end);

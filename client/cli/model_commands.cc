@@ -55,6 +55,30 @@ std::string Pad(std::string text, std::size_t width) {
   return text;
 }
 
+// The structural analysis of an implicit model: index, what is differentiated, what is solved.
+void PrintAnalysis(const v1::ImplicitAnalysis& analysis, std::ostream& out) {
+  out << "  analysis: structural index " << analysis.structural_index() << ", "
+      << analysis.degrees_of_freedom() << " degrees of freedom\n";
+  for (const v1::AnalyzedEquation& e : analysis.equations()) {
+    out << "    " << Pad(e.name(), 20) << " differentiated " << e.differentiations()
+        << (e.differentiations() == 1 ? " time" : " times");
+    if (!e.assigned_variable().empty()) out << ", determines " << e.assigned_variable();
+    if (!e.defines_derivative_of().empty()) out << ", defines der(" << e.defines_derivative_of() << ")";
+    if (e.derivatives_eliminated()) out << ", dependent derivatives eliminated";
+    out << '\n';
+  }
+  out << "    states:";
+  for (const std::string& name : analysis.states()) out << " " << name;
+  out << "\n    solved in every stage:";
+  for (const std::string& name : analysis.algebraics()) out << " " << name;
+  out << '\n';
+  for (int level = 0; level < analysis.invariant_levels_size(); ++level) {
+    out << "    invariants, level " << level << ":";
+    for (const std::string& name : analysis.invariant_levels(level).invariants()) out << " " << name;
+    out << '\n';
+  }
+}
+
 void PrintModel(const v1::Model& model, std::ostream& out) {
   out << BareName(model.name()) << " — " << model.title() << '\n'
       << "  form: " << FormText(model.form()) << (model.builtin() ? " (catalog)" : " (registered)")
@@ -73,7 +97,9 @@ void PrintModel(const v1::Model& model, std::ostream& out) {
   }
   out << "  invariants:";
   for (const std::string& invariant : model.invariants()) out << " " << invariant;
-  out << "\n  columns:";
+  out << '\n';
+  if (model.has_implicit_analysis()) PrintAnalysis(model.implicit_analysis(), out);
+  out << "  columns:";
   for (const v1::Column& column : model.columns()) {
     out << " " << column.name() << "(" << KindText(column.kind()) << ")";
   }

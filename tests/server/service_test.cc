@@ -136,6 +136,35 @@ TEST_F(ServiceTest, GetModelDescribesThePendulum) {
   EXPECT_DOUBLE_EQ(model.suggested_t_end(), 50.0);
 }
 
+// The Σ-method's result for the Cartesian pendulum (tests/core/model/implicit_spec_test.cc
+// derives it): index 3, the rod differentiated twice, z = (x, y, u, v), w = (u', v', λ).
+TEST_F(ServiceTest, GetModelReportsTheImplicitAnalysis) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::GetModelRequest request;
+  request.set_name("models/pendulum_implicit");
+  v1::Model model;
+  ASSERT_TRUE(stub_->GetModel(&context, request, &model).ok());
+  EXPECT_EQ(model.form(), v1::MODEL_FORM_IMPLICIT);
+  ASSERT_TRUE(model.has_implicit_analysis());
+  const v1::ImplicitAnalysis& analysis = model.implicit_analysis();
+  EXPECT_EQ(analysis.structural_index(), 3);
+  EXPECT_EQ(analysis.degrees_of_freedom(), 2u);
+  ASSERT_EQ(analysis.equations_size(), 5);
+  EXPECT_EQ(analysis.equations(4).name(), "rod");
+  EXPECT_EQ(analysis.equations(4).differentiations(), 2);
+  EXPECT_EQ(analysis.equations(0).defines_derivative_of(), "x");
+  EXPECT_THAT(analysis.states(), ::testing::ElementsAre("x", "y", "u", "v"));
+  EXPECT_THAT(analysis.algebraics(), ::testing::ElementsAre("der(u)", "der(v)", "lam"));
+  ASSERT_EQ(analysis.invariant_levels_size(), 2);
+  EXPECT_THAT(analysis.invariant_levels(1).invariants(), ::testing::ElementsAre("rod'"));
+  EXPECT_THAT(model.invariants(), ::testing::ElementsAre("rod"));
+  std::vector<std::string> columns;
+  for (const v1::Column& c : model.columns()) columns.push_back(c.name());
+  EXPECT_THAT(columns, ::testing::ElementsAre("x", "y", "u", "v", "der(u)", "der(v)", "lam",
+                                              "energy"));
+}
+
 TEST_F(ServiceTest, GetModelOfAnUnknownNameIsNotFound) {
   grpc::ClientContext context;
   SetDeadline(&context);
