@@ -58,6 +58,7 @@ TEST(CatalogTest, ShapesAreAsDocumented) {
       // three voltages as states, solved for their derivatives; the reactor substitutes both
       // rate equations and solves c from the conservation law.
       {"pendulum_implicit", Form::kImplicit, 7, 3},
+      {"double_pendulum_implicit", Form::kImplicit, 14, 6},
       {"rc_floating_capacitor", Form::kImplicit, 6, 3},
       {"reactor_conservation", Form::kImplicit, 3, 1},
   };

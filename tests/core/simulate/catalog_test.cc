@@ -115,6 +115,7 @@ INSTANTIATE_TEST_SUITE_P(
         CatalogCase{"pds_disc", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve, {"theta_error"}},
         CatalogCase{"pendulum_implicit", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve},
         CatalogCase{"pendulum_implicit", Projection::kSequential, Metric::kEuclidean, AlgebraicMode::kSolve},
+        CatalogCase{"double_pendulum_implicit", Projection::kSequential, Metric::kEuclidean, AlgebraicMode::kSolve},
         CatalogCase{"rc_floating_capacitor", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve},
         CatalogCase{"rc_floating_capacitor", Projection::kSequential, Metric::kEuclidean, AlgebraicMode::kSolve},
         CatalogCase{"reactor_conservation", Projection::kCoupled, Metric::kEuclidean, AlgebraicMode::kSolve,

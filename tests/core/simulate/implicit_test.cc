@@ -70,6 +70,31 @@ simulate::Setup PendulumSetup(std::shared_ptr<const model::Model> model, const s
   return setup;
 }
 
+// A column of the implicit run, its twin in the other run, and the size it is compared against.
+struct Pair {
+  std::string implicit;
+  std::string twin;
+  double scale = 1.0;
+};
+
+// Runs both to their end and returns max |a − b| / scale over every sample and pair.
+double MaxDifference(simulate::Simulation& implicit, simulate::Simulation& twin,
+                     const std::vector<Pair>& pairs) {
+  const std::vector<Row> a = RunToEnd(implicit);
+  const std::vector<Row> b = RunToEnd(twin);
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0.0;
+  for (const Pair& pair : pairs) {
+    const std::size_t ki = Column(implicit, pair.implicit);
+    const std::size_t kt = Column(twin, pair.twin);
+    for (std::size_t r = 0; r < std::min(a.size(), b.size()); ++r) {
+      EXPECT_EQ(a[r].t, b[r].t);
+      worst = std::max(worst, std::abs(a[r].values[ki] - b[r].values[kt]) / pair.scale);
+    }
+  }
+  return worst;
+}
+
 struct Case {
   std::string method;
   Projection projection;
@@ -88,22 +113,10 @@ TEST_P(ImplicitPendulum, EqualsTheMechanicalPendulum) {
   auto implicit = CreateOrFail(PendulumSetup(Catalog("pendulum_implicit"), c.method, c.projection));
   auto mechanical = CreateOrFail(PendulumSetup(ParseOrDie(kMechanicalTwin), c.method, c.projection));
   ASSERT_TRUE(implicit && mechanical);
-  const std::vector<Row> a = RunToEnd(*implicit);
-  const std::vector<Row> b = RunToEnd(*mechanical);
-  ASSERT_EQ(a.size(), b.size());
-  const std::vector<std::pair<std::string, std::string>> pairs = {
-      {"x", "x"}, {"y", "y"}, {"u", "u"}, {"v", "v"}, {"lam", "lambda_1"}, {"energy", "energy"}};
-  double worst = 0.0;
-  for (const auto& [ci, cm] : pairs) {
-    const std::size_t ki = Column(*implicit, ci);
-    const std::size_t km = Column(*mechanical, cm);
-    for (std::size_t r = 0; r < a.size(); ++r) {
-      ASSERT_EQ(a[r].t, b[r].t);
-      // λ and the energy are scaled by m g ≈ 10 and 3 m g ≈ 30: compare relative to that.
-      const double scale = ci == "lam" || ci == "energy" ? 30.0 : 1.0;
-      worst = std::max(worst, std::abs(a[r].values[ki] - b[r].values[km]) / scale);
-    }
-  }
+  // λ and the energy are of the size m g ≈ 10 and 3 m g ≈ 30: compare relative to that.
+  const double worst = MaxDifference(*implicit, *mechanical,
+                                     {{"x", "x"}, {"y", "y"}, {"u", "u"}, {"v", "v"},
+                                      {"lam", "lambda_1", 30.0}, {"energy", "energy", 30.0}});
   EXPECT_LE(worst, 1e-9) << c.method;
   RecordProperty("max_difference", Sci(worst));
 }
@@ -118,6 +131,64 @@ INSTANTIATE_TEST_SUITE_P(
       const Case& c = param_info.param;
       return c.method + "_" + std::string(simulate::ProjectionName(c.projection));
     });
+
+// The mechanism with two multipliers: models/double_pendulum_implicit.json against the catalog's
+// double_pendulum, the same argument as for the pendulum. The motion is chaotic, so rounding
+// differences grow like e^(Λt); over 2 s from rest (Λ of a few 1/s for this energy) they stay far
+// below 1e-9. Multipliers and energy are of the size (m1 + m2) g l ≈ 20.
+TEST(ImplicitForm, DoublePendulumEqualsTheMechanicalOne) {
+  for (Projection projection : {Projection::kCoupled, Projection::kSequential}) {
+    simulate::Setup a = PendulumSetup(Catalog("double_pendulum_implicit"), "dop853", projection);
+    a.options.t_end = 2.0;
+    simulate::Setup b = a;
+    b.model = Catalog("double_pendulum");
+    auto implicit = CreateOrFail(a);
+    auto mechanical = CreateOrFail(b);
+    ASSERT_TRUE(implicit && mechanical);
+    std::vector<Pair> pairs = {{"lam1", "lambda_1", 20.0}, {"lam2", "lambda_2", 20.0},
+                               {"energy", "energy", 20.0}};
+    for (const char* name : {"x1", "y1", "x2", "y2", "vx1", "vy1", "vx2", "vy2"}) {
+      pairs.push_back({name, name, 1.0});
+    }
+    const double worst = MaxDifference(*implicit, *mechanical, pairs);
+    EXPECT_LE(worst, 1e-9) << simulate::ProjectionName(projection);
+    RecordProperty(std::string("max_difference_") +
+                       std::string(simulate::ProjectionName(projection)),
+                   Sci(worst));
+  }
+}
+
+// A driven chain of index 4: x1 = sin t is differentiated three times, so there are three
+// invariant levels (x1 − sin t, x2 − cos t, x3 + sin t) and G is lam + cos t = 0. Levels 1 and 2
+// form the second block of the sequential projector. Every sample is on all three levels to
+// the projector's tolerance 1e-12 (each scale is max(1, |x_i|) = 1), and lam = −cos t to the
+// stage Newton's 1e-12.
+const char* kChainOfIndexFour = R"json({
+  "name": "chain4",
+  "form": "implicit",
+  "variables": ["x1", "x2", "x3", "lam"],
+  "equations": ["der(x1) = x2", "der(x2) = x3", "der(x3) = lam", {"name": "drive", "expr": "x1 = sin(t)"}],
+  "initial": {"x1": 0, "x2": 1, "x3": 0, "lam": 0},
+  "outputs": {"x1_error": "x1 - sin(t)", "x3_error": "x3 + sin(t)", "lam_error": "lam + cos(t)"}
+})json";
+
+TEST(ImplicitForm, ThreeInvariantLevelsAreAllKept) {
+  const auto model = ParseOrDie(kChainOfIndexFour);
+  ASSERT_TRUE(model->implicit);
+  EXPECT_EQ(model->implicit->report.structural_index, 4);
+  ASSERT_EQ(model->implicit->invariant_names.size(), 3u);
+  for (Projection projection : {Projection::kCoupled, Projection::kSequential}) {
+    auto sim = CreateOrFail(PendulumSetup(model, "dop853", projection));
+    ASSERT_TRUE(sim);
+    const std::vector<Row> rows = RunToEnd(*sim);
+    ASSERT_GT(rows.size(), 10u);
+    for (const char* name : {"x1_error", "x3_error", "lam_error"}) {
+      const std::size_t k = Column(*sim, name);
+      for (const Row& r : rows) ASSERT_LE(std::abs(r.values[k]), 1e-12) << name << " t = " << r.t;
+    }
+    for (const Row& r : rows) ASSERT_LE(r.residual_velocity, 1e-12) << "t = " << r.t;
+  }
+}
 
 // Every registered method and every projection that applies to the form runs the implicit
 // pendulum to its end with every sample on both invariant levels (whatever the step error:
