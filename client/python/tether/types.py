@@ -62,7 +62,8 @@ class Model:
     title: str
     description: str
     form: str
-    """``"mechanical"``, ``"index1"``, ``"index2"``."""
+    """``"mechanical"``, ``"index1"``, ``"index2"``, ``"implicit"`` (its analysis is
+    ``proto.implicit_analysis``)."""
     builtin: bool
     variables: Tuple[Variable, ...]
     parameters: Tuple[Parameter, ...]

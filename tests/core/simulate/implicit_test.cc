@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,51 @@ TEST(ImplicitForm, ThreeInvariantLevelsAreAllKept) {
     }
     for (const Row& r : rows) ASSERT_LE(r.residual_velocity, 1e-12) << "t = " << r.t;
   }
+}
+
+// Consistent initialization of the implicit form: start values off the rod (0.7, −0.8) and a
+// velocity off its derivative; with x fixed, y alone moves onto the rod (y = −√(1 − 0.49), the
+// branch nearest −0.8), then (u, v) move to the nearest point of 2(x u + y v) = 0, and the stage
+// unknowns follow from G. The report lists every change, w included.
+TEST(ImplicitForm, InitializationKeepsFixedStatesAndMovesTheRest) {
+  simulate::Setup setup = PendulumSetup(Catalog("pendulum_implicit"), "dop853",
+                                        Projection::kCoupled);
+  setup.initial = {{"x", 0.7}, {"y", -0.8}, {"u", 1.0}, {"v", 0.0}};
+  setup.fixed = {"x"};
+  auto sim = CreateOrFail(setup);
+  ASSERT_TRUE(sim);
+  const simulate::InitializationReport& report = sim->initialization();
+  std::map<std::string, double> corrected;
+  for (const auto& change : report.changes) corrected[change.name] = change.corrected;
+  EXPECT_EQ(corrected.count("x"), 0u);
+  const double y = -std::sqrt(1.0 - 0.49);
+  ASSERT_EQ(corrected.count("y"), 1u);
+  EXPECT_NEAR(corrected["y"], y, 1e-12);
+  // (u, v) ← (1, 0) − ((x·1 + y·0)/(x² + y²)) (x, y): the projection onto the normal plane.
+  ASSERT_EQ(corrected.count("u"), 1u);
+  EXPECT_NEAR(corrected["u"], 1.0 - 0.7 * 0.7, 1e-12);
+  EXPECT_NEAR(corrected["v"], -0.7 * y, 1e-12);
+  EXPECT_EQ(corrected.count("lam"), 1u);
+  EXPECT_LE(report.residual_position_after, 1e-12);
+  EXPECT_LE(report.residual_velocity_after, 1e-12);
+  EXPECT_GT(report.residual_position_before, 0.1);  // 0.49 + 0.64 − 1 = 0.13
+}
+
+// The options that need another form are refused by path when the session is created.
+TEST(ImplicitForm, OptionsOfOtherFormsAreRefusedByPath) {
+  simulate::Setup setup = PendulumSetup(Catalog("pendulum_implicit"), "dop853",
+                                        Projection::kCoupled);
+  setup.options.algebraic = simulate::AlgebraicMode::kOde;
+  setup.options.metric = simulate::Metric::kMass;
+  const simulate::CreateResult created = simulate::Simulation::Create(setup);
+  ASSERT_FALSE(created.simulation);
+  std::map<std::string, std::string> problems;
+  for (const auto& p : created.problems) problems[p.path] = p.message;
+  ASSERT_EQ(problems.count("options.algebraic"), 1u);
+  EXPECT_NE(problems["options.algebraic"].find("not available for form 'implicit'"),
+            std::string::npos);
+  ASSERT_EQ(problems.count("options.metric"), 1u);
+  EXPECT_NE(problems["options.metric"].find("needs a mechanical model"), std::string::npos);
 }
 
 // Every registered method and every projection that applies to the form runs the implicit
