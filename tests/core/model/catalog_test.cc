@@ -61,6 +61,7 @@ TEST(CatalogTest, ShapesAreAsDocumented) {
       {"double_pendulum_implicit", Form::kImplicit, 14, 6},
       {"rc_floating_capacitor", Form::kImplicit, 6, 3},
       {"reactor_conservation", Form::kImplicit, 3, 1},
+      {"transistor_amplifier", Form::kImplicit, 16, 8},
   };
   for (const Shape& shape : shapes) {
     const auto model = CatalogModel(shape.name);
