@@ -128,6 +128,24 @@ TEST(Cli, RunsAndDescribesAnImplicitModel) {
   }
 }
 
+// An implicit spec of one's own through `run --spec`: a driven chain of index 4 (x1 = sin t
+// differentiated three times) runs with every sample on its drive (projection tolerance 1e-12,
+// scale 1); a spec where 'lam' appears in no equation exits 2 naming it.
+TEST(Cli, ImplicitSpecsRunInlineOrFailByPath) {
+  const ProcessResult run = Tether({"run", "--spec", std::string(kDataDir) + "/chain_index4.json",
+                                    "--t-end", "2", "--projection", "sequential", "--format", "csv"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Table table = ParseCsv(run.out);
+  ASSERT_GT(table.rows.size(), 10U);
+  const std::size_t error = table.Column("e1");
+  for (const auto& row : table.rows) EXPECT_LE(std::abs(row[error]), 1e-12);
+  const ProcessResult bad =
+      Tether({"run", "--spec", std::string(kDataDir) + "/implicit_no_lam.json"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("equations: structurally singular"));
+  EXPECT_THAT(bad.err, HasSubstr("variable 'lam' appears in no equation"));
+}
+
 TEST(Cli, CsvHeaderFollowsTheStreamColumns) {
   ProcessResult result;
   const Table table = RunPendulumCsv("coupled", 1.0, &result);
