@@ -22,13 +22,15 @@ Expr DiffNode(Context& c, Expr e, Op op, std::span<const Expr> args, std::span<c
   const Expr a = args[0];
   const Expr da = d[0];
   auto square = [&](Expr x) { return c.Pow(x, two); };
+  // f·dx, left out when dx is structurally zero (0·f is not simplified for a non-total f).
+  auto times = [&](Expr f, Expr dx) { return dx == zero ? zero : c.Mul(f, dx); };
   switch (op) {
     case Op::kAdd: return c.Add(da, d[1]);
     case Op::kSub: return c.Sub(da, d[1]);
     case Op::kNeg: return c.Neg(da);
-    case Op::kMul: return c.Add(c.Mul(da, args[1]), c.Mul(a, d[1]));
+    case Op::kMul: return c.Add(times(args[1], da), times(a, d[1]));
     case Op::kDiv:  // d(a/b) = (da − (a/b) db) / b
-      return c.Div(c.Sub(da, c.Mul(e, d[1])), args[1]);
+      return c.Div(c.Sub(da, times(e, d[1])), args[1]);
     case Op::kPow: {  // d(aᵇ) = b aᵇ⁻¹ da + aᵇ log(a) db
       const Expr b = args[1];
       Expr result = zero;
@@ -45,7 +47,7 @@ Expr DiffNode(Context& c, Expr e, Op op, std::span<const Expr> args, std::span<c
     case Op::kAtan2: {  // d atan2(y, x) = (x dy − y dx) / (x² + y²)
       const Expr y = a;
       const Expr x = args[1];
-      return c.Div(c.Sub(c.Mul(x, da), c.Mul(y, d[1])), c.Add(square(x), square(y)));
+      return c.Div(c.Sub(times(x, da), times(y, d[1])), c.Add(square(x), square(y)));
     }
     case Op::kSinh: return c.Mul(c.Unary(Op::kCosh, a), da);
     case Op::kCosh: return c.Mul(c.Unary(Op::kSinh, a), da);

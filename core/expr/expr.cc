@@ -3,6 +3,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -25,6 +26,7 @@ struct Node {
   std::array<Expr, 3> operands{};
   double value = 0.0;        // kConstant
   std::uint32_t symbol = 0;  // kSymbol: index into Impl::names
+  bool total = false;        // finite whenever its symbols are (see expr.h, "total")
 };
 
 // Identity of a node for hash-consing: its kind, operands and payload (constant bits or
@@ -53,9 +55,15 @@ struct KeyHash {
   }
 };
 
-// Folds `value` into a constant node when it is finite; otherwise the operation stays a node
-// so that evaluation reports the non-finite value where it arises.
+// A rewrite that combines constants into a new one (c₁·(c₂·x) → (c₁c₂)·x) is only a
+// reassociation; it is applied when the combined constant is finite, so that it never creates a
+// non-finite constant that the text did not contain.
 bool Foldable(double value) { return std::isfinite(value); }
+
+// Whether a non-negative integer, so that xⁿ is a polynomial (finite for every finite x).
+bool IsNaturalNumber(double value) {
+  return value >= 0.0 && value == std::floor(value) && std::isfinite(value);
+}
 
 }  // namespace
 
@@ -74,6 +82,7 @@ struct Context::Impl {
     if (inserted) {
       CheckInvariant(nodes.size() < Expr::kInvalid, "too many nodes in one Context");
       nodes.push_back(node);
+      nodes.back().total = IsTotalNode(node);
     }
     return Expr{it->second};
   }
@@ -84,6 +93,36 @@ struct Context::Impl {
     node.operands = {a, b, c};
     return Intern(node);
   }
+
+  // The classification of expr.h: constants when finite, symbols, and the operations that
+  // are defined for every finite operand, over total operands.
+  bool IsTotalNode(const Node& node) const {
+    auto operand_total = [&](std::size_t i) { return at(node.operands[i]).total; };
+    switch (node.op) {
+      case Op::kConstant: return std::isfinite(node.value);
+      case Op::kSymbol: return true;
+      case Op::kAdd:
+      case Op::kSub:
+      case Op::kMul:
+      case Op::kAtan2:
+      case Op::kMin:
+      case Op::kMax: return operand_total(0) && operand_total(1);
+      case Op::kNeg:
+      case Op::kSin:
+      case Op::kCos:
+      case Op::kAtan:
+      case Op::kTanh:
+      case Op::kAbs:
+      case Op::kSign: return operand_total(0);
+      case Op::kSelect: return operand_total(0) && operand_total(1) && operand_total(2);
+      case Op::kPow: {  // xⁿ with n ∈ ℕ
+        const Node& exponent = at(node.operands[1]);
+        return operand_total(0) && exponent.op == Op::kConstant && IsNaturalNumber(exponent.value);
+      }
+      default: return false;  // / log sqrt asin acos tan exp sinh cosh
+    }
+  }
+  bool IsTotal(Expr e) const { return at(e).total; }
 
   const Node& at(Expr e) const {
     CheckInvariant(e.id < nodes.size(), "invalid Expr handle for this Context");
@@ -105,6 +144,7 @@ Expr Context::Constant(double value) {
   Node node;
   node.op = Op::kConstant;
   node.value = value == 0.0 ? 0.0 : value;  // −0 and +0 are one node
+  if (std::isnan(value)) node.value = std::numeric_limits<double>::quiet_NaN();  // so is NaN
   return impl_->Intern(node);
 }
 
@@ -126,9 +166,7 @@ Expr Context::Symbol(std::string_view name) {
 
 Expr Context::Add(Expr a, Expr b) {
   Impl& m = *impl_;
-  if (m.IsConst(a) && m.IsConst(b) && Foldable(m.Value(a) + m.Value(b))) {
-    return Constant(m.Value(a) + m.Value(b));
-  }
+  if (m.IsConst(a) && m.IsConst(b)) return Constant(m.Value(a) + m.Value(b));
   if (m.IsConst(a, 0.0)) return b;
   if (m.IsConst(b, 0.0)) return a;
   if (m.OpOf(b) == Op::kNeg) return Sub(a, m.Arg(b, 0));  // a + (−c) → a − c
@@ -137,17 +175,16 @@ Expr Context::Add(Expr a, Expr b) {
   if (m.IsConst(b) || (!m.IsConst(a) && b.id < a.id)) std::swap(a, b);
   // c₁ + (c₂ + x) → (c₁ + c₂) + x
   if (m.IsConst(a) && m.OpOf(b) == Op::kAdd && m.IsConst(m.Arg(b, 0))) {
-    return Add(Constant(m.Value(a) + m.Value(m.Arg(b, 0))), m.Arg(b, 1));
+    const double sum = m.Value(a) + m.Value(m.Arg(b, 0));
+    if (Foldable(sum)) return Add(Constant(sum), m.Arg(b, 1));
   }
   return m.Make(Op::kAdd, a, b);
 }
 
 Expr Context::Sub(Expr a, Expr b) {
   Impl& m = *impl_;
-  if (m.IsConst(a) && m.IsConst(b) && Foldable(m.Value(a) - m.Value(b))) {
-    return Constant(m.Value(a) - m.Value(b));
-  }
-  if (a == b) return Constant(0.0);
+  if (m.IsConst(a) && m.IsConst(b)) return Constant(m.Value(a) - m.Value(b));
+  if (a == b && m.IsTotal(a)) return Constant(0.0);
   if (m.IsConst(b, 0.0)) return a;
   if (m.IsConst(a, 0.0)) return Neg(b);
   if (m.OpOf(b) == Op::kNeg) return Add(a, m.Arg(b, 0));   // a − (−c) → a + c
@@ -157,11 +194,9 @@ Expr Context::Sub(Expr a, Expr b) {
 
 Expr Context::Mul(Expr a, Expr b) {
   Impl& m = *impl_;
-  if (m.IsConst(a) && m.IsConst(b) && Foldable(m.Value(a) * m.Value(b))) {
-    return Constant(m.Value(a) * m.Value(b));
-  }
+  if (m.IsConst(a) && m.IsConst(b)) return Constant(m.Value(a) * m.Value(b));
   if (m.IsConst(b) || (!m.IsConst(a) && b.id < a.id)) std::swap(a, b);
-  if (m.IsConst(a, 0.0)) return a;
+  if (m.IsConst(a, 0.0) && m.IsTotal(b)) return a;
   if (m.IsConst(a, 1.0)) return b;
   if (m.IsConst(a, -1.0)) return Neg(b);
   // Negations move outward, where + and − absorb them.
@@ -184,13 +219,9 @@ Expr Context::Mul(Expr a, Expr b) {
 
 Expr Context::Div(Expr a, Expr b) {
   Impl& m = *impl_;
-  if (m.IsConst(a) && m.IsConst(b) && Foldable(m.Value(a) / m.Value(b))) {
-    return Constant(m.Value(a) / m.Value(b));
-  }
+  if (m.IsConst(a) && m.IsConst(b)) return Constant(m.Value(a) / m.Value(b));
   if (m.IsConst(b, 1.0)) return a;
   if (m.IsConst(b, -1.0)) return Neg(a);
-  if (m.IsConst(a, 0.0)) return a;
-  if (a == b) return Constant(1.0);
   if (m.OpOf(a) == Op::kNeg) return Neg(Div(m.Arg(a, 0), b));
   if (m.OpOf(b) == Op::kNeg) return Neg(Div(a, m.Arg(b, 0)));
   return m.Make(Op::kDiv, a, b);
@@ -199,9 +230,9 @@ Expr Context::Div(Expr a, Expr b) {
 Expr Context::Pow(Expr base, Expr exponent) {
   Impl& m = *impl_;
   if (m.IsConst(base) && m.IsConst(exponent)) {
-    const double value = std::pow(m.Value(base), m.Value(exponent));
-    if (Foldable(value)) return Constant(value);
+    return Constant(std::pow(m.Value(base), m.Value(exponent)));
   }
+  // IEEE 754 pow: x⁰ = 1 and 1ˣ = 1 for every x, NaN included.
   if (m.IsConst(exponent, 0.0)) return Constant(1.0);
   if (m.IsConst(exponent, 1.0)) return base;
   if (m.IsConst(base, 1.0)) return base;
@@ -226,10 +257,7 @@ Expr Context::Unary(Op op, Expr a) {
   CheckInvariant(internal::IsUnary(op), "Context::Unary: not a one-operand operation");
   Impl& m = *impl_;
   if (op == Op::kNeg) return Neg(a);
-  if (m.IsConst(a)) {
-    const double value = ApplyUnary(op, m.Value(a));
-    if (Foldable(value)) return Constant(value);
-  }
+  if (m.IsConst(a)) return Constant(ApplyUnary(op, m.Value(a)));
   // |(|x|)| = |x|, sign(sign x) = sign x, |−x| = |x|.
   if ((op == Op::kAbs || op == Op::kSign) && m.OpOf(a) == op) return a;
   if (op == Op::kAbs && m.OpOf(a) == Op::kNeg) return Unary(op, m.Arg(a, 0));
@@ -249,10 +277,7 @@ Expr Context::Binary(Op op, Expr a, Expr b) {
     default: CheckInvariant(false, "Context::Binary: not a two-operand operation");
   }
   Impl& m = *impl_;
-  if (m.IsConst(a) && m.IsConst(b)) {
-    const double value = ApplyBinary(op, m.Value(a), m.Value(b));
-    if (Foldable(value)) return Constant(value);
-  }
+  if (m.IsConst(a) && m.IsConst(b)) return Constant(ApplyBinary(op, m.Value(a), m.Value(b)));
   if ((op == Op::kMin || op == Op::kMax) && a == b) return a;
   return m.Make(op, a, b);
 }
@@ -260,7 +285,7 @@ Expr Context::Binary(Op op, Expr a, Expr b) {
 Expr Context::Select(Expr condition, Expr if_positive, Expr otherwise) {
   Impl& m = *impl_;
   if (m.IsConst(condition)) return m.Value(condition) > 0.0 ? if_positive : otherwise;
-  if (if_positive == otherwise) return if_positive;
+  if (if_positive == otherwise) return if_positive;  // the value whatever c is, NaN included
   return m.Make(Op::kSelect, condition, if_positive, otherwise);
 }
 
@@ -283,6 +308,8 @@ std::span<const Expr> Context::operands(Expr e) const {
 }
 
 bool Context::is_constant(Expr e, double value) const { return impl_->IsConst(e, value); }
+
+bool Context::is_total(Expr e) const { return impl_->IsTotal(e); }
 
 std::size_t Context::size() const { return impl_->nodes.size(); }
 

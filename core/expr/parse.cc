@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <numbers>
 #include <optional>
@@ -160,6 +161,27 @@ class Parser {
                                    std::to_string(first_column) + ")");
   }
 
+  [[gnu::noinline, gnu::cold]] std::nullopt_t FailNonFinite(int column, double value) {
+    // Quote at most this many characters of the sub-expression.
+    constexpr std::size_t kQuotedLength = 60;
+    const std::size_t start = static_cast<std::size_t>(column - 1);
+    std::string quoted(text_.substr(start, prev_end_ - start));
+    if (quoted.size() > kQuotedLength) quoted = quoted.substr(0, kQuotedLength) + "...";
+    const std::string name = std::isnan(value) ? "NaN" : value > 0 ? "inf" : "-inf";
+    return Fail(column, "'" + quoted + "' is always " + name +
+                            "; a sub-expression that is constant must be finite");
+  }
+
+  // `e`, built from the sub-expression that starts at `column` and ends with the last token
+  // read, unless it folded to a non-finite constant (an error there).
+  std::optional<Expr> Finite(Expr e, int column) {
+    if (options_.non_finite_constants || context_.op(e) != Op::kConstant ||
+        std::isfinite(context_.constant_value(e))) {
+      return e;
+    }
+    return FailNonFinite(column, context_.constant_value(e));
+  }
+
   [[gnu::noinline, gnu::cold]] bool FailTooDeep() {
     Fail(token_.column,
          "expression nested deeper than " + std::to_string(limits_.max_depth) + " levels");
@@ -184,6 +206,7 @@ class Parser {
 
   // Reads the next token into token_; false (with an error) on a malformed token.
   [[gnu::noinline]] bool Advance() {
+    prev_end_ = pos_;
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
                                    text_[pos_] == '\n' || text_[pos_] == '\r')) {
       ++pos_;
@@ -268,6 +291,7 @@ class Parser {
 
   // equation := expr ['=' expr], the residual lhs − rhs.
   std::optional<Expr> ParseEquation() {
+    const int column = token_.column;
     const std::optional<Expr> lhs = ParseSum();
     if (!lhs || !IsSymbol('=')) return lhs;
     const int equals_column = token_.column;
@@ -275,31 +299,33 @@ class Parser {
     const std::optional<Expr> rhs = ParseSum();
     if (!rhs) return std::nullopt;
     if (IsSymbol('=')) return FailSecondEquals(equals_column);
-    return context_.Sub(*lhs, *rhs);
+    return Finite(context_.Sub(*lhs, *rhs), column);
   }
 
   // expr := term (('+' | '-') term)*
   std::optional<Expr> ParseSum() {
+    const int column = token_.column;
     std::optional<Expr> left = ParseProduct();
     while (left && (IsSymbol('+') || IsSymbol('-'))) {
       const char op = token_.text[0];
       if (!Advance()) return std::nullopt;
       const std::optional<Expr> right = ParseProduct();
       if (!right) return std::nullopt;
-      left = op == '+' ? context_.Add(*left, *right) : context_.Sub(*left, *right);
+      left = Finite(op == '+' ? context_.Add(*left, *right) : context_.Sub(*left, *right), column);
     }
     return left;
   }
 
   // term := unary (('*' | '/') unary)*
   std::optional<Expr> ParseProduct() {
+    const int column = token_.column;
     std::optional<Expr> left = ParseUnary();
     while (left && (IsSymbol('*') || IsSymbol('/'))) {
       const char op = token_.text[0];
       if (!Advance()) return std::nullopt;
       const std::optional<Expr> right = ParseUnary();
       if (!right) return std::nullopt;
-      left = op == '*' ? context_.Mul(*left, *right) : context_.Div(*left, *right);
+      left = Finite(op == '*' ? context_.Mul(*left, *right) : context_.Div(*left, *right), column);
     }
     return left;
   }
@@ -317,13 +343,14 @@ class Parser {
 
   // power := primary ('^' unary)?
   std::optional<Expr> ParsePower() {
+    const int column = token_.column;
     const std::optional<Expr> base = ParsePrimary();
     if (!base || !IsSymbol('^')) return base;
     if (!Enter() || !Advance()) return std::nullopt;
     const std::optional<Expr> exponent = ParseUnary();
     --depth_;
     if (!exponent) return std::nullopt;
-    return context_.Pow(*base, *exponent);
+    return Finite(context_.Pow(*base, *exponent), column);
   }
 
   // primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
@@ -428,8 +455,8 @@ class Parser {
       return FailArgumentCount(name, function.arity, args.size());
     }
     switch (function.arity) {
-      case 1: return context_.Unary(function.op, args[0]);
-      case 2: return context_.Binary(function.op, args[0], args[1]);
+      case 1: return Finite(context_.Unary(function.op, args[0]), name.column);
+      case 2: return Finite(context_.Binary(function.op, args[0], args[1]), name.column);
       default: return context_.Select(args[0], args[1], args[2]);
     }
   }
@@ -439,6 +466,7 @@ class Parser {
   const ParseLimits& limits_;
   const ParseOptions& options_;
   std::size_t pos_ = 0;
+  std::size_t prev_end_ = 0;  // offset just past the last token read
   Token token_;
   int depth_ = 0;
   std::vector<NameUse> names_;
@@ -462,6 +490,10 @@ bool ParseLimits::IsValid(std::string* why) const {
 
 std::string Describe(const ParseError& error) {
   return "col " + std::to_string(error.column) + ": " + error.message;
+}
+
+bool IsReservedName(std::string_view name) {
+  return name == "pi" || internal::FindFunction(name) != nullptr;
 }
 
 std::string DerivativeName(std::string_view operand) {

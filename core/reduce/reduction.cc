@@ -13,10 +13,14 @@ namespace {
 using expr::Context;
 using expr::Expr;
 
-// Σ_j a_j b_j, simplified by the context's constructors.
+// Σ_j a_j b_j over the structurally non-zero a_j (Jacobian entries), simplified by the
+// context's constructors. Leaving out 0·b_j is sound where the context would keep it (b_j not
+// total, expr.h): b_j is a force, a right-hand side or a state, evaluated on its own.
 Expr Dot(Context& cx, const std::vector<Expr>& a, const std::vector<Expr>& b) {
   Expr sum = cx.Constant(0.0);
-  for (std::size_t j = 0; j < a.size(); ++j) sum = cx.Add(sum, cx.Mul(a[j], b[j]));
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (!cx.is_constant(a[j], 0.0)) sum = cx.Add(sum, cx.Mul(a[j], b[j]));
+  }
   return sum;
 }
 

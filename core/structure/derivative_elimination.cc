@@ -178,6 +178,12 @@ bool EliminateComponent(Context& cx, const std::vector<AffineRow>& rows,
   std::vector<char> column_active(b, 1);
   std::vector<std::size_t> pivot_rows;
   Expr previous = cx.Constant(1.0);
+  // Structural zeros stay zeros: 0·e and 0/p are not simplified for a non-total e or any p
+  // (expr.h), but here e is an entry the equations themselves evaluate, and p a pivot.
+  auto product = [&](Expr u, Expr w) {
+    return cx.is_constant(u, 0.0) || cx.is_constant(w, 0.0) ? zero : cx.Mul(u, w);
+  };
+  auto over_pivot = [&](Expr u, Expr p) { return cx.is_constant(u, 0.0) ? zero : cx.Div(u, p); };
   while (true) {
     std::optional<PivotRank> best;
     std::size_t pr = 0, pc = 0;
@@ -204,8 +210,8 @@ bool EliminateComponent(Context& cx, const std::vector<AffineRow>& rows,
       for (std::size_t c = 0; c <= b; ++c) {
         if (c != b && !column_active[c]) continue;
         // M_sc ← (p·M_sc − M_s,pc·M_pr,c) / p_prev
-        const Expr numerator = cx.Sub(cx.Mul(pivot, m[s][c]), cx.Mul(factor, m[pr][c]));
-        m[s][c] = cx.Div(numerator, previous);
+        const Expr numerator = cx.Sub(product(pivot, m[s][c]), product(factor, m[pr][c]));
+        m[s][c] = over_pivot(numerator, previous);
       }
       m[s][pc] = zero;
       if (cx.size() > node_limit) return false;
@@ -216,7 +222,7 @@ bool EliminateComponent(Context& cx, const std::vector<AffineRow>& rows,
   for (std::size_t s = 0; s < m.size(); ++s) {
     if (!row_active[s]) continue;
     const std::size_t i = rows[component[s]].equation;
-    Expr g = cx.Div(m[s][b], previous);  // g_i = M_ib^(r) / det A_PP
+    Expr g = over_pivot(m[s][b], previous);  // g_i = M_ib^(r) / det A_PP
     if (prober.IsZero(g) == ZeroVerdict::kZero) g = zero;
     result->replacement[i] = g;
     result->combined_with[i] = pivot_rows;

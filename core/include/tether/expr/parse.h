@@ -21,9 +21,11 @@
 // name or another der() is an error at that operand, and `der` alone is an error. Without the
 // option `der(` is an error saying where derivatives belong, and `der` alone is an ordinary
 // name. With ParseOptions::equation, `lhs = rhs` parses to the residual lhs − rhs and a text
-// without '=' to itself (the equations of implicit models). Numbers out of double range are errors (tiny ones become 0 or a
-// subnormal). Construction goes through the simplifying Context methods, so `x - x` parses
-// to the constant 0 (its names are still recorded).
+// without '=' to itself (the equations of implicit models). Numbers out of double range are
+// errors (tiny ones become 0 or a subnormal), and so is a sub-expression that folds to NaN or
+// ±inf (expr.h: `1/0`, `0*log(0)`, `0/(x-x)`) unless ParseOptions::non_finite_constants.
+// Construction goes through the simplifying Context methods, so `x - x` parses to the constant 0
+// (its names are still recorded).
 #pragma once
 
 #include <cstddef>
@@ -52,6 +54,10 @@ struct ParseOptions {
   bool derivatives = false;
   // `lhs = rhs` (at most one '='), parsed to lhs − rhs.
   bool equation = false;
+  // Accept sub-expressions that fold to NaN or ±inf (the texts ToString prints for
+  // non-finite constants: (0/0), (1/0), (-1/0)). Without it such a sub-expression is an error at
+  // its first column: "'0/(x-x)' is always NaN; a sub-expression that is constant must be finite".
+  bool non_finite_constants = false;
 };
 
 struct ParseError {
@@ -87,6 +93,10 @@ struct ParseLimits {
   // 1 ≤ max_length ≤ kMaxLengthLimit and 1 ≤ max_depth ≤ kMaxDepthLimit.
   bool IsValid(std::string* why) const;
 };
+
+// Whether `name` has a meaning of its own in the language: a function name (sin … pow,
+// select) or the constant `pi`. A model may not name anything so.
+bool IsReservedName(std::string_view name);
 
 // Parses `text` into `context`. Never throws or aborts on bad input: the first error found is
 // returned (and `expr` is invalid). Nodes built before an error stay in the context. Invalid
