@@ -154,7 +154,7 @@ grpc::Status SimulationService::DoGetModel(const v1::GetModelRequest& request, v
   const std::string_view name = StripPrefix(request.name(), kModelPrefix);
   std::shared_ptr<const model::Model> found = state_->registry.Find(name);
   if (found == nullptr) {
-    return Error(grpc::StatusCode::NOT_FOUND, "model '" + std::string(name) + "' not found");
+    return Error(grpc::StatusCode::NOT_FOUND, state_->registry.NotFoundMessage(name));
   }
   *response = Describe({found, state_->registry.IsBuiltin(name)});
   return grpc::Status::OK;
@@ -213,7 +213,7 @@ grpc::Status SimulationService::DoDeleteModel(const v1::DeleteModelRequest& requ
                    "model '" + std::string(name) +
                        "' belongs to the built-in catalog, which is read-only");
     case model::RegistryStatus::kNotFound:
-      return Error(grpc::StatusCode::NOT_FOUND, "model '" + std::string(name) + "' not found");
+      return Error(grpc::StatusCode::NOT_FOUND, result.message);
     default:
       break;
   }
@@ -241,7 +241,7 @@ grpc::Status SimulationService::DoCreateSession(const v1::CreateSessionRequest& 
   const std::string model_name(StripPrefix(request.model(), kModelPrefix));
   std::shared_ptr<const model::Model> model = state_->registry.Find(model_name);
   if (model == nullptr) {
-    return Error(grpc::StatusCode::NOT_FOUND, "model '" + model_name + "' not found");
+    return Error(grpc::StatusCode::NOT_FOUND, state_->registry.NotFoundMessage(model_name));
   }
   std::unique_ptr<simulate::Simulation> simulation;
   if (grpc::Status s = CreateRun(model, request.parameters(), request.initial_values(),

@@ -25,7 +25,21 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
   return previous[n];
 }
 
+namespace {
+
+bool EqualIgnoringCase(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) {
+           return lower(x) == lower(y);
+         });
+}
+
+}  // namespace
+
 std::string ClosestName(std::string_view name, std::span<const std::string> candidates) {
+  for (const std::string& candidate : candidates) {
+    if (candidate != name && EqualIgnoringCase(candidate, name)) return candidate;
+  }
   constexpr std::size_t kMaxDistance = 2;
   std::string best;
   std::size_t best_distance = kMaxDistance + 1;

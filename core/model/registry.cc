@@ -1,6 +1,10 @@
 #include "tether/model/registry.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tether/expr/suggest.h"
 
 namespace tether::model {
 
@@ -63,7 +67,7 @@ RegistryResult ModelRegistry::Remove(std::string_view name) {
   const auto it = models_.find(name);
   if (it == models_.end()) {
     result.status = RegistryStatus::kNotFound;
-    result.message = "no model named '" + std::string(name) + "'";
+    result.message = NotFoundMessageLocked(name);
     return result;
   }
   if (it->second.builtin) {
@@ -83,6 +87,18 @@ std::shared_ptr<const Model> ModelRegistry::Find(std::string_view name) const {
   const std::lock_guard<std::mutex> lock(mutex_);
   const auto it = models_.find(name);
   return it == models_.end() ? nullptr : it->second.model;
+}
+
+std::string ModelRegistry::NotFoundMessage(std::string_view name) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return NotFoundMessageLocked(name);
+}
+
+std::string ModelRegistry::NotFoundMessageLocked(std::string_view name) const {
+  std::vector<std::string> names;
+  names.reserve(models_.size());
+  for (const auto& entry : models_) names.push_back(entry.first);
+  return "model '" + std::string(name) + "' not found" + expr::DidYouMean(name, names);
 }
 
 bool ModelRegistry::IsBuiltin(std::string_view name) const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,10 +37,11 @@ constexpr std::array<std::string_view, 4> kMechanicalFields = {"coordinates", "v
 constexpr std::array<std::string_view, 3> kIndexFields = {"differential", "algebraic", "rhs"};
 constexpr std::array<std::string_view, 2> kImplicitFields = {"variables", "equations"};
 
-// Names the expression language gives a meaning of its own (parse.h).
-constexpr std::array<std::string_view, 20> kFunctionNames = {
-    "sin", "cos", "tan",  "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-    "exp", "log", "sqrt", "abs",  "sign", "min",  "max",   "pow",  "pi",   "t"};
+// Forms people write that are another form's name here.
+std::string_view FormAlias(std::string_view name) {
+  if (name == "index3" || name == "index-3" || name == "index_3") return "mechanical";
+  return {};
+}
 
 enum class NameKind : std::uint8_t {
   kParameter,
@@ -152,13 +154,16 @@ class SpecReader {
     ReadHeader(*document);
     CheckFields(*document);
     ReadNames(*document);
-    if (refused_ || !form_) return Finish();
+    // Without the variables the equations are written in, every equation would report their
+    // names as unknown: the missing field (or the misspelt one) is the one problem to fix.
+    if (refused_ || !form_ || (!problems_.empty() && VariablesMissing(*document))) return Finish();
     ReadDefinitions(*document);
     ReadEquations(*document);
     ReadInitial(*document);
     ReadUnits(*document);
     ReadSimulation(*document);
     if (problems_.empty()) Build();
+    if (problems_.empty()) CheckStructure();
     return Finish();
   }
 
@@ -234,8 +239,9 @@ class SpecReader {
     const std::vector<std::string> names(allowed.begin(), allowed.end());
     for (const auto& item : object.items()) {
       if (Contains(allowed, item.key())) continue;
-      Problem(Join(path, item.key()),
-              "unknown field '" + item.key() + "'" + DidYouMean(item.key(), names));
+      Problem(Join(path, item.key()), "unknown field '" + item.key() + "'" +
+                                          DidYouMean(item.key(), names) + "; the fields of " +
+                                          path + " are " + JoinNames(names));
     }
   }
 
@@ -267,7 +273,12 @@ class SpecReader {
         model_->form = *form_;
       } else {
         const std::vector<std::string> forms = {"mechanical", "index1", "index2", "implicit"};
-        Problem("form", "unknown form '" + *form + "'" + DidYouMean(*form, forms) +
+        const std::string_view alias = FormAlias(*form);
+        const std::string hint =
+            alias.empty() ? DidYouMean(*form, forms)
+                          : " (did you mean '" + std::string(alias) +
+                                "'? index-3 models are constrained mechanical systems)";
+        Problem("form", "unknown form '" + *form + "'" + hint +
                             "; expected mechanical, index1, index2 or implicit");
       }
     }
@@ -275,6 +286,11 @@ class SpecReader {
 
   bool IsMechanical() const { return form_ == Form::kMechanical; }
   bool IsImplicit() const { return form_ == Form::kImplicit; }
+
+  bool VariablesMissing(const Json& document) const {
+    const char* field = IsMechanical() ? "coordinates" : IsImplicit() ? "variables" : "differential";
+    return Field(document, field) == nullptr;
+  }
 
   void CheckFields(const Json& document) {
     std::vector<std::string> known(kCommonFields.begin(), kCommonFields.end());
@@ -298,12 +314,34 @@ class SpecReader {
         continue;
       }
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      IgnoreNamesDeclaredBy(item.value());
+      const std::string owner =
+          any_form ? std::string("a model") : "form '" + std::string(FormName(*form_)) + "'";
+      const std::string valid = "; the fields of " + owner + " are " + JoinNames(known);
       if (Contains(kMechanicalFields, key) || Contains(kIndexFields, key) ||
           Contains(kImplicitFields, key)) {
         Problem(key, "field '" + key + "' does not belong to form '" +
-                         std::string(FormName(*form_)) + "'");
+                         std::string(FormName(*form_)) + "'" + valid);
       } else {
-        Problem(key, "unknown field '" + key + "'" + DidYouMean(key, known));
+        Problem(key, "unknown field '" + key + "'" + DidYouMean(key, known) + valid);
+      }
+    }
+  }
+
+  static std::string JoinNames(const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+  }
+
+  // The names an unknown field would have declared (its strings, or its keys): their uses
+  // are not reported again as unknown names, the field's problem explains them.
+  void IgnoreNamesDeclaredBy(const Json& value) {
+    if (value.is_object()) {
+      for (const auto& item : value.items()) undeclared_.insert(item.key());
+    } else if (value.is_array()) {
+      for (const Json& element : value) {
+        if (element.is_string()) undeclared_.insert(element.get<std::string>());
       }
     }
   }
@@ -319,7 +357,7 @@ class SpecReader {
                         "starting with a digit, at most 64 characters");
       return false;
     }
-    if (Contains(kFunctionNames, name)) {
+    if (expr::IsReservedName(name) || name == "t") {
       Problem(path, "'" + name + "' is reserved (" +
                         (name == "t"    ? std::string("the time")
                          : name == "pi" ? std::string("the constant π")
@@ -364,7 +402,8 @@ class SpecReader {
       const std::string path = "parameters." + item.key();
       Parameter parameter;
       parameter.name = item.key();
-      if (!ReadParameterValue(item.value(), path, parameter)) continue;
+      // A bad value is reported; the name stays declared, so its uses are not reported too.
+      ReadParameterValue(item.value(), path, parameter);
       if (!Register(item.key(), NameKind::kParameter, path, model_->parameters.size())) continue;
       parameter.symbol = context_->Symbol(parameter.name);
       model_->parameters.push_back(std::move(parameter));
@@ -425,7 +464,8 @@ class SpecReader {
       if (Field(document, "coordinates") != nullptr && n == 0) {
         Problem("coordinates", "must name at least one coordinate");
       }
-      if (Field(document, "velocities") != nullptr && model_->velocities.size() != n) {
+      if (Field(document, "velocities") != nullptr && Field(document, "coordinates") != nullptr &&
+          model_->velocities.size() != n) {
         Problem("velocities", "has " + std::to_string(model_->velocities.size()) +
                                   " names but there are " + std::to_string(n) +
                                   " coordinates; each coordinate needs one velocity");
@@ -504,7 +544,7 @@ class SpecReader {
   void CheckNodeCount() {
     if (refused_ || context_->size() <= limits_.max_nodes) return;
     Problem("", "the model has more than " + std::to_string(limits_.max_nodes) +
-                    " expression nodes; the limit is SpecLimits::max_nodes");
+                    " expression nodes (the limit)");
     refused_ = true;
   }
 
@@ -520,9 +560,10 @@ class SpecReader {
       if (use.name == "t") continue;
       const auto it = names_.find(use.name);
       if (it == names_.end()) {
+        ok = false;
+        if (undeclared_.contains(use.name)) continue;  // its unknown field is reported
         const std::string hint = Suggesting() ? DidYouMean(use.name, VisibleNames(site)) : "";
         Problem(path, "unknown name '" + use.name + "'" + hint, use.column);
-        ok = false;
         continue;
       }
       const NameEntry& entry = it->second;
@@ -884,6 +925,7 @@ class SpecReader {
   Variable* FindState(const std::string& name, const std::string& path) {
     const auto it = names_.find(name);
     if (it == names_.end()) {
+      if (undeclared_.contains(name)) return nullptr;  // its unknown field is reported
       const std::string hint = Suggesting() ? DidYouMean(name, StateNames()) : "";
       Problem(path, "unknown variable '" + name + "'" + hint);
       return nullptr;
@@ -989,6 +1031,139 @@ class SpecReader {
     }
   }
 
+  // ---- Structure: what can be refused without numbers ------------------------------------
+
+  void CheckStructure() {
+    if (IsMechanical()) {
+      CheckMassSymmetry();
+      CheckConstraintsUseCoordinates();
+    } else if (form_ == Form::kIndex1) {
+      CheckAlgebraicDetermined();
+    }
+  }
+
+  // M = Mᵀ. Entries that are different expressions are compared at three points (every symbol
+  // at a value fixed by its name and the point, in [0.5, 2]), so entries written differently
+  // but equal (cos(a−b) and cos(b−a)) pass; a difference above 1e-9·max(1, |Mᵢⱼ|, |Mⱼᵢ|) — far
+  // above the rounding of one entry, far below any intended asymmetry — refuses the spec.
+  void CheckMassSymmetry() {
+    const std::size_t n = model_->coordinates.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = i + 1; j < n; ++j) {
+        const expr::Expr upper = model_->mass[i * n + j];
+        const expr::Expr lower = model_->mass[j * n + i];
+        if (upper == lower || !Asymmetric(upper, lower)) continue;
+        constexpr std::size_t kQuoted = 60;
+        const std::string upper_path = Index(Index("mass", i), j);
+        const std::string lower_path = Index(Index("mass", j), i);
+        Problem(upper_path, "the mass matrix must be symmetric, but " + upper_path + " is '" +
+                                context_->ToString(upper, kQuoted) + "' and " + lower_path +
+                                " is '" + context_->ToString(lower, kQuoted) + "'");
+      }
+    }
+  }
+
+  bool Asymmetric(expr::Expr a, expr::Expr b) const {
+    constexpr int kPoints = 3;
+    for (int point = 0; point < kPoints; ++point) {
+      auto value_of = [&](expr::Expr symbol) {
+        // FNV-1a of the name and the point, mapped to [0.5, 2].
+        constexpr std::uint64_t kOffset = UINT64_C(1469598103934665603);
+        constexpr std::uint64_t kPrime = UINT64_C(1099511628211);
+        std::uint64_t h = kOffset + static_cast<std::uint64_t>(point);
+        for (char ch : context_->symbol_name(symbol)) {
+          h = (h ^ static_cast<std::uint64_t>(static_cast<unsigned char>(ch))) * kPrime;
+        }
+        return 0.5 + 1.5 * static_cast<double>(h >> 11) * 0x1.0p-53;
+      };
+      const double x = context_->Evaluate(a, value_of);
+      const double y = context_->Evaluate(b, value_of);
+      if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      constexpr double kRelative = 1e-9;
+      if (std::fabs(x - y) > kRelative * std::max({1.0, std::fabs(x), std::fabs(y)})) return true;
+    }
+    return false;
+  }
+
+  // Φ(q, t) = 0 with no coordinate in it cannot be satisfied by moving the mechanism.
+  void CheckConstraintsUseCoordinates() {
+    for (std::size_t i = 0; i < model_->constraints.size(); ++i) {
+      const expr::Expr phi = model_->constraints[i];
+      bool uses_coordinate = false;
+      for (const Variable& q : model_->coordinates) {
+        uses_coordinate = uses_coordinate || context_->DependsOn(phi, q.symbol);
+      }
+      if (uses_coordinate) continue;
+      Problem(Index("constraints", i),
+              "a constraint of a mechanical model must depend on the coordinates, but '" +
+                  context_->ToString(phi, 60) + "' depends on none (Φ(q,t) = 0 constrains q)");
+    }
+  }
+
+  // g_y must be regular, so structurally: a matching of constraints to algebraic variables
+  // that covers every variable (Kuhn's augmenting paths over the sparsity of g_y).
+  void CheckAlgebraicDetermined() {
+    const std::size_t ny = model_->algebraic.size();
+    if (model_->constraints.size() != ny) return;  // reported already
+    std::map<std::uint32_t, std::size_t> column_of;
+    for (std::size_t j = 0; j < ny; ++j) column_of[model_->algebraic[j].symbol.id] = j;
+    std::vector<std::vector<std::size_t>> columns(ny);  // per constraint: the y it contains
+    std::vector<char> used(ny, 0);
+    for (std::size_t i = 0; i < ny; ++i) {
+      for (expr::Expr symbol : context_->FreeSymbols(model_->constraints[i])) {
+        const auto it = column_of.find(symbol.id);
+        if (it == column_of.end()) continue;
+        columns[i].push_back(it->second);
+        used[it->second] = 1;
+      }
+    }
+    for (std::size_t j = 0; j < ny; ++j) {
+      if (used[j]) continue;
+      Problem(Index("algebraic", j),
+              "algebraic variable '" + model_->algebraic[j].name +
+                  "' appears in no constraint, so nothing determines it (index 1 needs g_y "
+                  "regular; g_y has a zero column for it)");
+    }
+    if (!problems_.empty()) return;
+    std::vector<std::size_t> row_of(ny, ny);  // matched constraint of each variable
+    for (std::size_t i = 0; i < ny; ++i) {
+      std::vector<char> visited(ny, 0);
+      if (Augment(i, columns, row_of, visited)) continue;
+      if (columns[i].empty()) {
+        Problem(Index("constraints", i),
+                "'" + context_->ToString(model_->constraints[i], 60) +
+                    "' contains no algebraic variable, so g_y has a zero row (index 1 needs g_y "
+                    "regular; a constraint on the differential variables alone is form index2)");
+        return;
+      }
+      Problem(Index("constraints", i),
+              "the constraints determine fewer algebraic variables than there are: this one "
+              "uses only variables other constraints already determine (" +
+                  JoinAlgebraic(columns[i]) +
+                  "), so g_y is structurally singular (index 1 needs g_y regular)");
+      return;
+    }
+  }
+
+  static bool Augment(std::size_t row, const std::vector<std::vector<std::size_t>>& columns,
+                      std::vector<std::size_t>& row_of, std::vector<char>& visited) {
+    for (std::size_t j : columns[row]) {
+      if (visited[j]) continue;
+      visited[j] = 1;
+      if (row_of[j] == row_of.size() || Augment(row_of[j], columns, row_of, visited)) {
+        row_of[j] = row;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  std::string JoinAlgebraic(const std::vector<std::size_t>& indices) const {
+    std::vector<std::string> names;
+    for (std::size_t j : indices) names.push_back("'" + model_->algebraic[j].name + "'");
+    return JoinNames(names);
+  }
+
   bool WithinNodeLimit() {
     CheckNodeCount();
     return !refused_;
@@ -1002,6 +1177,7 @@ class SpecReader {
   ImplicitSpec implicit_;  // the implicit form's variables and equations, until Build
   bool refused_ = false;  // a limit was exceeded: stop processing
   std::map<std::string, NameEntry, std::less<>> names_;
+  std::set<std::string, std::less<>> undeclared_;  // declared by unknown fields
 
   std::vector<std::string> definition_names_;
   std::vector<std::optional<Raw>> definition_raw_;

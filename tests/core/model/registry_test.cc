@@ -59,7 +59,7 @@ TEST(RegistryTest, RegisterFindRemove) {
   EXPECT_EQ(registry.Find("my-pendulum"), nullptr);
   const RegistryResult missing = registry.Remove("my-pendulum");
   EXPECT_EQ(missing.status, RegistryStatus::kNotFound);
-  EXPECT_EQ(missing.message, "no model named 'my-pendulum'");
+  EXPECT_EQ(missing.message, "model 'my-pendulum' not found");
 }
 
 TEST(RegistryTest, InvalidSpecListsItsProblems) {

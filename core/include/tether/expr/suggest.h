@@ -13,7 +13,8 @@ namespace tether::expr {
 // of adjacent characters each cost 1, so "lenght" is 1 from "length".
 std::size_t EditDistance(std::string_view a, std::string_view b);
 
-// The candidate closest to `name` if it is at most 2 edits away and fewer edits than the
+// The first candidate that differs from `name` only in letter case ("L1" → "l1", not "m1");
+// else the candidate closest to `name` if it is at most 2 edits away and fewer edits than the
 // longer name has characters (so "x" never suggests "y", but "mm" suggests "m"); ties go to
 // the earlier candidate.
 // Returns "" when nothing is close.

@@ -52,12 +52,16 @@ class ModelRegistry {
   RegistryResult Remove(std::string_view name);
 
   [[nodiscard]] std::shared_ptr<const Model> Find(std::string_view name) const;
+  // "model 'Pendulum' not found (did you mean 'pendulum'?)": the message for a name Find
+  // does not know, with the closest known name (letter case first, then edit distance).
+  [[nodiscard]] std::string NotFoundMessage(std::string_view name) const;
   [[nodiscard]] bool IsBuiltin(std::string_view name) const;
   // All models sorted by name.
   [[nodiscard]] std::vector<Entry> List() const;
 
  private:
   RegistryResult Add(std::string_view json_text, bool builtin);
+  std::string NotFoundMessageLocked(std::string_view name) const;  // mutex_ held
 
   SpecLimits limits_;
   std::size_t max_registered_;
