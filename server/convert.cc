@@ -131,6 +131,7 @@ void StatisticsToProto(const simulate::Statistics& s, v1::Statistics* out) {
   out->set_cpu_seconds(s.cpu_seconds);
   out->set_switches(s.switches);
   out->set_max_residual_inequality(s.max_residual_inequality);
+  out->set_non_finite_outputs(s.non_finite_outputs);
 }
 
 void InitializationToProto(const simulate::InitializationReport& report,

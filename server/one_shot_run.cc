@@ -29,7 +29,8 @@ grpc::Status CreateRun(std::shared_ptr<const model::Model> model,
   if (result.status.failed() || result.simulation == nullptr) {
     return InvalidArgument(
         "consistent initialization failed",
-        {{"initial_values", result.status.message.empty() ? "no consistent initial state found"
+        {{result.failure_path.rfind("parameters.", 0) == 0 ? result.failure_path : "initial_values",
+          result.status.message.empty() ? "no consistent initial state found"
                                                           : result.status.message}});
   }
   *out = std::move(result.simulation);
@@ -49,7 +50,7 @@ grpc::Status OneShotRun::ResolveModel(std::shared_ptr<const model::Model>* out) 
       const std::string name(StripPrefix(request_.model(), kModelPrefix));
       *out = registry_->Find(name);
       if (*out == nullptr) {
-        return Error(grpc::StatusCode::NOT_FOUND, "model '" + name + "' not found");
+        return Error(grpc::StatusCode::NOT_FOUND, registry_->NotFoundMessage(name));
       }
       return grpc::Status::OK;
     }

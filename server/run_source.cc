@@ -74,6 +74,9 @@ void SampleWriter::Append(const simulate::Sample& s, v1::Frame* frame) {
   last_.velocity = s.residual_velocity;
   max_.position = std::max(max_.position, s.residual_position);
   max_.velocity = std::max(max_.velocity, s.residual_velocity);
+  for (const simulate::Warning& w : s.warnings) {
+    AddEvent(frame, s.index, s.t, v1::EVENT_KIND_WARNING, w.message)->set_path(w.path);
+  }
   if (inequalities_.empty()) return;
   frame->add_residual_inequality(s.residual_inequality);
   last_.inequality = s.residual_inequality;

@@ -16,6 +16,10 @@ void SampleBlock::Append(const simulate::Sample& sample) {
     switches.push_back(event);
     switch_index.push_back(sample.index);
   }
+  for (const simulate::Warning& warning : sample.warnings) {
+    warnings.push_back(warning);
+    warning_index.push_back(sample.index);
+  }
 }
 
 simulate::Sample SampleBlock::Row(std::size_t row, std::size_t columns) const {
@@ -31,13 +35,19 @@ simulate::Sample SampleBlock::Row(std::size_t row, std::size_t columns) const {
   s.events = std::span<const simulate::SwitchEvent>(switches).subspan(
       static_cast<std::size_t>(std::distance(switch_index.begin(), begin)),
       static_cast<std::size_t>(std::distance(begin, end)));
+  const auto [warned, warned_end] =
+      std::equal_range(warning_index.begin(), warning_index.end(), s.index);
+  s.warnings = std::span<const simulate::Warning>(warnings).subspan(
+      static_cast<std::size_t>(std::distance(warning_index.begin(), warned)),
+      static_cast<std::size_t>(std::distance(warned, warned_end)));
   return s;
 }
 
 std::size_t SampleBlock::bytes() const {
   return sizeof(double) * (t.size() + values.size() + residual_position.size() +
                            residual_velocity.size() + residual_inequality.size()) +
-         sizeof(simulate::SwitchEvent) * switches.size() + sizeof(std::uint64_t) * switch_index.size();
+         sizeof(simulate::SwitchEvent) * switches.size() + sizeof(std::uint64_t) * switch_index.size() +
+         (sizeof(simulate::Warning) + sizeof(std::uint64_t)) * warnings.size();
 }
 
 }  // namespace tether::server

@@ -22,6 +22,9 @@ struct SampleBlock {
   // The switches of all samples in sample order, and the sample index of each.
   std::vector<simulate::SwitchEvent> switches;
   std::vector<std::uint64_t> switch_index;
+  // The warnings likewise (a handful per run: each output warns once).
+  std::vector<simulate::Warning> warnings;
+  std::vector<std::uint64_t> warning_index;
 
   // Appends a copy of `sample`, the block's next one (the first one sets first_index).
   void Append(const simulate::Sample& sample);

@@ -113,7 +113,11 @@ void PrintSummary(std::ostream& err, const v1::StreamSummary& summary) {
       << " samples, " << s.steps() << " steps (" << s.rejected_steps() << " rejected), "
       << s.projection_iterations() << " projection iterations, max residual position "
       << FormatShort(summary.max_residual_position(), 3) << ", velocity "
-      << FormatShort(summary.max_residual_velocity(), 3) << '\n';
+      << FormatShort(summary.max_residual_velocity(), 3);
+  if (s.non_finite_outputs() > 0) {
+    err << ", " << s.non_finite_outputs() << " output(s) became non-finite (see the warnings)";
+  }
+  err << '\n';
 }
 
 // Runs with inequalities: how often the active set changed and how far samples left {c ≥ 0}.
@@ -196,6 +200,10 @@ int RunCommand(client::Client& client, const RunCommandOptions& options, std::os
     if (!report.empty()) err << "tether: " << report << '\n';
     progress = std::make_unique<ProgressBar>(err, options.progress, header.t_start(), header.t_end());
     output.Begin(PlotTitle(options), header, columns, &output_problem);
+  };
+  handlers.on_event = [&](const v1::Event& event) {
+    if (event.kind() != v1::EVENT_KIND_WARNING) return;
+    err << "tether: warning: " << event.message() << '\n';
   };
   handlers.on_sample = [&](const client::Sample& sample) {
     if (!output_problem.empty()) return false;  // stop: nowhere to write

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tether/expr/number_text.h"
 #include "tether/reduce/rank.h"
 #include "tether/reduce/small_dense.h"
 
@@ -21,6 +22,9 @@ std::string Num(double x) {
   std::snprintf(buffer, sizeof buffer, "%.6g", x);
   return buffer;
 }
+
+// Times print as every message of tether prints them (tether/expr/number_text.h).
+std::string TimeText(double t) { return expr::ShortestText(t); }
 
 }  // namespace
 
@@ -65,7 +69,7 @@ bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
                                 std::span<const double> z, ProjectionReport* report) {
   if (!model.Invariants(t, z, h_, h_z_)) {
     return Fail(ProjectionStatus::kNonFinite,
-                "projection at t = " + Num(t) + ": " + model.failure().message, report);
+                "projection at t = " + TimeText(t) + ": " + model.failure().message, report);
   }
   residual_ = 0.0;
   for (std::size_t i = block_.row_begin; i < block_.row_end; ++i) {
@@ -84,7 +88,7 @@ bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
   report->scaled_residual = residual_;
   if (!std::isfinite(residual_)) {
     return Fail(ProjectionStatus::kNonFinite,
-                "projection at t = " + Num(t) + ": the constraint residual is not finite",
+                "projection at t = " + TimeText(t) + ": the constraint residual is not finite",
                 report);
   }
   return true;
@@ -129,7 +133,7 @@ bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
         reduce::DependentRows(Eigen::MatrixXd(ConstRowMap(h_b_.data(), Ix(rb), Ix(nb))));
     for (std::size_t& r : rows) r += block_.row_begin;
     return Fail(ProjectionStatus::kSingular,
-                "constraint Jacobian is rank-deficient at t = " + Num(t) + ": constraints " +
+                "constraint Jacobian is rank-deficient at t = " + TimeText(t) + ": constraints " +
                     reduce::NameList(rows, model.invariant_names()) +
                     " are dependent or have a vanishing gradient (or the fixed values leave "
                     "them no freedom)",
@@ -169,11 +173,11 @@ bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<
   if (n_ > 0) {
     if (!model.Mass(t, z, mass_)) {
       return Fail(ProjectionStatus::kNonFinite,
-                  "projection at t = " + Num(t) + ": " + model.failure().message, report);
+                  "projection at t = " + TimeText(t) + ": " + model.failure().message, report);
     }
     if (!mass_factor_.Factor(mass_.data())) {
       return Fail(ProjectionStatus::kSingular,
-                  "the mass matrix is not positive definite at t = " + Num(t) +
+                  "the mass matrix is not positive definite at t = " + TimeText(t) +
                       "; the mass metric needs it",
                   report);
     }
@@ -186,7 +190,7 @@ bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<
     const bool grew = iteration > 0 && residual_ > previous;
     if (grew || iteration >= options_.max_iterations) {
       return Fail(ProjectionStatus::kNotConverged,
-                  "projection did not converge at t = " + Num(t) + " after " +
+                  "projection did not converge at t = " + TimeText(t) + " after " +
                       std::to_string(iteration) + " iterations, scaled residual " +
                       Num(residual_) + (grew ? " and growing" : "") +
                       " (tolerance " + Num(options_.tolerance) +

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <string>
 
+#include "tether/expr/number_text.h"
 #include "tether/reduce/rank.h"
 #include "tether/reduce/small_dense.h"
 
@@ -34,6 +36,9 @@ std::string Num(double x) {
   std::snprintf(buffer, sizeof buffer, "%.6g", x);
   return buffer;
 }
+
+// Times print as every message of tether prints them (tether/expr/number_text.h).
+std::string TimeText(double t) { return expr::ShortestText(t); }
 
 }  // namespace
 
@@ -106,8 +111,11 @@ bool ReducedModel::Fail(EvalStatus status, std::string message) {
 }
 
 bool ReducedModel::FailNonFinite(double t, const char* what) {
+  const std::string where = DescribeNonFinite();
   return Fail(EvalStatus::kNonFinite,
-              "non-finite value in " + std::string(what) + " at t = " + Num(t) +
+              "non-finite value in " + std::string(what) + " at t = " + TimeText(t) +
+                  (where.empty() ? "; the expressions are finite but a derivative of them is not"
+                                 : ": " + where) +
                   "; a parameter or the state makes the model's expressions overflow or "
                   "leave their domain");
 }
@@ -120,10 +128,63 @@ const char* ReducedModel::AlgebraicJacobianName() const {
   }
 }
 
+std::string ReducedModel::DescribeNonFinite() const {
+  const model::Model& model = *model_;
+  const expr::Context& cx = *model.context;
+  const std::vector<const model::Variable*> states = model.states();
+  // in_ is [states, t, parameters]; a name that is none of them (der(x) of an implicit
+  // model's equations) has no value here.
+  auto input = [&](std::size_t i) {
+    return i < in_.size() ? in_[i] : std::numeric_limits<double>::quiet_NaN();
+  };
+  auto value_of = [&](expr::Expr symbol) {
+    const std::string& name = cx.symbol_name(symbol);
+    if (name == "t") return input(states.size());
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      if (states[i]->name == name) return input(i);
+    }
+    for (std::size_t k = 0; k < model.parameters.size(); ++k) {
+      if (model.parameters[k].name == name) return input(states.size() + 1 + k);
+    }
+    return std::numeric_limits<double>::quiet_NaN();
+  };
+  std::vector<std::pair<std::string, expr::Expr>> expressions;
+  const std::size_t n = model.coordinates.size();
+  for (std::size_t i = 0; i < model.mass.size() && n > 0; ++i) {
+    expressions.emplace_back("mass[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "]",
+                             model.mass[i]);
+  }
+  for (std::size_t i = 0; i < model.forces.size(); ++i) {
+    expressions.emplace_back("forces[" + std::to_string(i) + "]", model.forces[i]);
+  }
+  for (std::size_t i = 0; i < model.rhs.size(); ++i) {
+    expressions.emplace_back("rhs[" + std::to_string(i) + "]", model.rhs[i]);
+  }
+  for (std::size_t i = 0; i < model.constraints.size(); ++i) {
+    expressions.emplace_back("constraints[" + std::to_string(i) + "]", model.constraints[i]);
+  }
+  constexpr std::size_t kQuoted = 60;    // characters of the expression quoted
+  constexpr std::size_t kMaxNames = 8;  // names whose values are listed
+  for (const auto& [path, e] : expressions) {
+    const double value = cx.Evaluate(e, value_of);
+    if (std::isfinite(value)) continue;
+    std::string text = path + " = '" + cx.ToString(e, kQuoted) + "' is " +
+                       expr::ShortestText(value) + " with ";
+    const std::vector<expr::Expr> names = cx.FreeSymbols(e);
+    for (std::size_t k = 0; k < names.size() && k < kMaxNames; ++k) {
+      text += (k == 0 ? "" : ", ") + cx.symbol_name(names[k]) + " = " +
+              expr::ShortestText(value_of(names[k]));
+    }
+    if (names.empty()) text += "no names";
+    return text;
+  }
+  return {};
+}
+
 bool ReducedModel::FailSingularRows(double t, const Eigen::MatrixXd& rows, const char* what) {
   const std::vector<std::size_t> dependent = DependentRows(rows);
   return Fail(EvalStatus::kSingular,
-              std::string(what) + " is rank-deficient at t = " + Num(t) + ": constraints " +
+              std::string(what) + " is rank-deficient at t = " + TimeText(t) + ": constraints " +
                   NameList(dependent, model_->constraint_names) +
                   " are dependent or have a vanishing gradient");
 }
@@ -160,7 +221,7 @@ bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<
   const double* h = phi + m;
   if (!mass_factor_.Factor(mass)) {
     return Fail(EvalStatus::kSingular,
-                "the mass matrix is not symmetric positive definite at t = " + Num(t));
+                "the mass matrix is not symmetric positive definite at t = " + TimeText(t));
   }
   std::copy_n(f, n, minv_f_.begin());
   mass_factor_.Solve(minv_f_.data());  // w = M⁻¹ f
@@ -237,7 +298,7 @@ bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span
     const bool grew = iteration > 0 && residual > previous;
     if (grew || iteration >= options_.max_newton_iterations) {
       return Fail(EvalStatus::kNotConverged,
-                  "the algebraic equations did not converge at t = " + Num(t) + " after " +
+                  "the algebraic equations did not converge at t = " + TimeText(t) + " after " +
                       std::to_string(iteration) + " Newton iterations, scaled residual " +
                       Num(residual) + (grew ? " (growing)" : "") +
                       "; the step may be too large for the algebraic variables to follow");

@@ -1,16 +1,13 @@
-// How simulate's messages print a number: 10 significant digits, enough to tell a switch time
-// or a step end apart from its neighbours, short for round values ("0.5", "1e-06").
+// How simulate's messages print a number: the shortest round-trip text, as every message of
+// tether does (tether/expr/number_text.h).
 #pragma once
 
-#include <cstdio>
 #include <string>
+
+#include "tether/expr/number_text.h"
 
 namespace tether::simulate {
 
-inline std::string Num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.10g", x);
-  return buffer;
-}
+inline std::string Num(double x) { return expr::ShortestText(x); }
 
 }  // namespace tether::simulate

@@ -4,17 +4,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "simulate/number_text.h"
 #include "tether/expr/suggest.h"
 #include "tether/integrate/stepper.h"
 
 namespace tether::simulate {
 namespace {
-
-std::string Num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", x);
-  return buffer;
-}
 
 void Add(std::vector<SetupProblem>* problems, std::string path, std::string message) {
   problems->push_back({std::move(path), std::move(message)});
@@ -46,62 +41,62 @@ std::vector<SetupProblem> OptionProblems(const Options& o) {
     std::string list;
     for (std::string_view n : names) list += (list.empty() ? "" : ", ") + std::string(n);
     Add(&p, "options.method",
-        "Options::method = '" + o.method + "'; must be one of " + list +
+        "method = '" + o.method + "'; must be one of " + list +
             DidYouMean(o.method, candidates));
   }
   const bool fixed_step = o.method == "euler" || o.method == "rk4" || !o.error_control;
   if (!std::isfinite(o.step) || o.step < 0.0 || (fixed_step && o.step <= 0.0)) {
     Add(&p, "options.step",
-        "Options::step = " + Num(o.step) +
+        "step = " + Num(o.step) +
             (fixed_step ? "; must be > 0 for a fixed-step run" : "; must be >= 0 (0 = automatic)"));
   }
   if (!(o.rtol >= 1e-15 && o.rtol < 1.0)) {
-    Add(&p, "options.rtol", "Options::rtol = " + Num(o.rtol) + "; must be in [1e-15, 1)");
+    Add(&p, "options.rtol", "rtol = " + Num(o.rtol) + "; must be in [1e-15, 1)");
   }
   if (!(o.atol > 0.0) || !std::isfinite(o.atol)) {
-    Add(&p, "options.atol", "Options::atol = " + Num(o.atol) + "; must be > 0");
+    Add(&p, "options.atol", "atol = " + Num(o.atol) + "; must be > 0");
   }
   if (!(o.max_step >= 0.0) || !std::isfinite(o.max_step)) {
-    Add(&p, "options.max_step", "Options::max_step = " + Num(o.max_step) + "; must be >= 0");
+    Add(&p, "options.max_step", "max_step = " + Num(o.max_step) + "; must be >= 0");
   }
   if (!(o.projection_tolerance > 0.0) || !std::isfinite(o.projection_tolerance)) {
     Add(&p, "options.projection_tolerance",
-        "Options::projection_tolerance = " + Num(o.projection_tolerance) + "; must be > 0");
+        "projection_tolerance = " + Num(o.projection_tolerance) + "; must be > 0");
   }
   if (o.max_newton_iterations < 1) {
     Add(&p, "options.max_newton_iterations",
-        "Options::max_newton_iterations = " + std::to_string(o.max_newton_iterations) +
+        "max_newton_iterations = " + std::to_string(o.max_newton_iterations) +
             "; must be >= 1");
   }
   if (!(o.baumgarte_alpha >= 0.0) || !std::isfinite(o.baumgarte_alpha)) {
     Add(&p, "options.baumgarte_alpha",
-        "Options::baumgarte_alpha = " + Num(o.baumgarte_alpha) + "; must be >= 0");
+        "baumgarte_alpha = " + Num(o.baumgarte_alpha) + "; must be >= 0");
   }
   if (!(o.baumgarte_beta >= 0.0) || !std::isfinite(o.baumgarte_beta)) {
     Add(&p, "options.baumgarte_beta",
-        "Options::baumgarte_beta = " + Num(o.baumgarte_beta) + "; must be >= 0");
+        "baumgarte_beta = " + Num(o.baumgarte_beta) + "; must be >= 0");
   }
   if (!(o.output_interval >= 0.0) || !std::isfinite(o.output_interval)) {
     Add(&p, "options.output_interval",
-        "Options::output_interval = " + Num(o.output_interval) + "; must be >= 0");
+        "output_interval = " + Num(o.output_interval) + "; must be >= 0");
   }
   if (!(o.t_end > 0.0)) {
-    Add(&p, "options.t_end", "Options::t_end = " + Num(o.t_end) + "; must be > t0 = 0");
+    Add(&p, "options.t_end", "t_end = " + Num(o.t_end) + "; must be > t0 = 0");
   }
   if (o.max_steps < 1) {
-    Add(&p, "options.max_steps", "Options::max_steps = 0; must be >= 1");
+    Add(&p, "options.max_steps", "max_steps = 0; must be >= 1");
   }
   if (!(o.switch_tolerance >= 0.0) || !std::isfinite(o.switch_tolerance)) {
     Add(&p, "options.switch_tolerance",
-        "Options::switch_tolerance = " + Num(o.switch_tolerance) + "; must be >= 0 (0 = automatic)");
+        "switch_tolerance = " + Num(o.switch_tolerance) + "; must be >= 0 (0 = automatic)");
   }
   if (o.max_switches < 1) {
     Add(&p, "options.max_switches",
-        "Options::max_switches = " + std::to_string(o.max_switches) + "; must be >= 1");
+        "max_switches = " + std::to_string(o.max_switches) + "; must be >= 1");
   }
   if (!(o.chattering_window > 0.0) || !std::isfinite(o.chattering_window)) {
     Add(&p, "options.chattering_window",
-        "Options::chattering_window = " + Num(o.chattering_window) + "; must be > 0");
+        "chattering_window = " + Num(o.chattering_window) + "; must be > 0");
   }
   return p;
 }

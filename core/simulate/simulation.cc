@@ -119,6 +119,8 @@ struct Simulation::Impl {
   std::vector<SwitchEvent> pending_events;
   bool restart_stepper = false;  // the active set changed: the stepper's last stage is stale
   Status deferred;               // a failure at t reported once the samples up to t are out
+  std::vector<char> output_warned;  // per output: its non-finite value was reported
+  std::vector<Warning> warnings;    // of the sample being emitted
 
   Impl() = default;
   Impl(const Impl& o)
@@ -150,7 +152,8 @@ struct Simulation::Impl {
         report(o.report),
         pending_events(o.pending_events),
         restart_stepper(o.restart_stepper),
-        deferred(o.deferred) {}
+        deferred(o.deferred),
+        output_warned(o.output_warned) {}
 
   [[nodiscard]] const Options& options() const { return setup.options; }
 
@@ -214,12 +217,14 @@ struct Simulation::Impl {
     }
     reduced->Outputs(ts, std::span<const double>(values).first(ns),
                      std::span<double>(values).subspan(k));
+    WarnNonFiniteOutputs(ts, std::span<const double>(values).subspan(k));
     Sample sample;
     sample.index = next_index;
     sample.t = ts;
     sample.values = values;
     sample.residual_inequality = residual_inequality;
     if (at_step_end) sample.events = pending_events;
+    sample.warnings = warnings;
     if (!reduced->Residuals(ts, zs, &sample.residual_position, &sample.residual_velocity)) {
       return Fail(FromEval(reduced->failure().status), reduced->failure().message);
     }
@@ -236,6 +241,22 @@ struct Simulation::Impl {
     sink(sample);
     if (at_step_end) pending_events.clear();
     return true;
+  }
+
+  // An output is not part of the state, so a NaN or ±inf in it does not end the run: it is
+  // reported once per output, at the first sample that has it, and counted.
+  void WarnNonFiniteOutputs(double ts, std::span<const double> outputs) {
+    warnings.clear();
+    const std::vector<model::Output>& specs = reduced->model().outputs;
+    output_warned.resize(outputs.size(), 0);
+    for (std::size_t i = 0; i < outputs.size() && i < specs.size(); ++i) {
+      if (std::isfinite(outputs[i]) || output_warned[i]) continue;
+      output_warned[i] = 1;
+      ++statistics.non_finite_outputs;
+      const std::string value = std::isnan(outputs[i]) ? "NaN" : outputs[i] > 0 ? "inf" : "-inf";
+      warnings.push_back({"outputs." + specs[i].name,
+                          "output '" + specs[i].name + "' became " + value + " at t = " + Num(ts)});
+    }
   }
 
   // The next output time if it lies within the current step.
@@ -468,6 +489,27 @@ struct Simulation::Impl {
   }
 
   // Consistent initialization of `initial` at time t0; sets z and the output grid.
+  // After a failed initialization with parameter overrides: the first override whose default
+  // value lets the model initialize is what broke it ("parameters.m", said in `failure` too);
+  // "initial" when none does.
+  std::string BlameParameter(const std::vector<double>& initial, const std::vector<bool>& fixed,
+                             Status* failure) {
+    for (const auto& [name, value] : setup.parameters) {
+      const double fallback = setup.model->FindParameter(name)->value;
+      if (fallback == value) continue;
+      parameters[name] = fallback;
+      ApplyParameters();
+      const bool initializes = !Initialize(0.0, initial, fixed).ended();
+      parameters[name] = value;
+      ApplyParameters();
+      if (!initializes) continue;
+      failure->message += " (caused by parameter '" + name + "' = " + Num(value) +
+                         ": the model initializes with its default " + Num(fallback) + ")";
+      return "parameters." + name;
+    }
+    return "initial";
+  }
+
   Status Initialize(double t0, std::vector<double> initial, const std::vector<bool>& fixed) {
     InitializationReport onto_c;  // what the projection onto C moved, before the equalities
     if (inequalities) {
@@ -577,7 +619,10 @@ CreateResult Simulation::Create(const Setup& setup) {
     initial.push_back(value);
     fixed.push_back(std::find(setup.fixed.begin(), setup.fixed.end(), v->name) != setup.fixed.end());
   }
-  result.status = impl->Initialize(0.0, std::move(initial), fixed);
+  result.status = impl->Initialize(0.0, initial, fixed);
+  if (result.status.failed()) {
+    result.failure_path = impl->BlameParameter(initial, fixed, &result.status);
+  }
   if (result.status.ended()) return result;
   result.simulation.reset(new Simulation(std::move(impl)));
   return result;

@@ -49,7 +49,7 @@ TEST(Setup, BadNamesAndValuesAreReportedByPathWithSuggestions) {
   EXPECT_TRUE(HasProblem(r, "parameters.gg", "did you mean 'g'?"));
   EXPECT_TRUE(HasProblem(r, "initial.vz", "did you mean 'vx'?"));
   EXPECT_TRUE(HasProblem(r, "fixed.xx", "did you mean 'x'?"));
-  EXPECT_TRUE(HasProblem(r, "options.rtol", "Options::rtol = -1; must be in [1e-15, 1)"));
+  EXPECT_TRUE(HasProblem(r, "options.rtol", "rtol = -1; must be in [1e-15, 1)"));
   EXPECT_TRUE(HasProblem(r, "options.method", "did you mean 'dp5'?"));
 }
 

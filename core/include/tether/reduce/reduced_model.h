@@ -169,6 +169,9 @@ class ReducedModel {
   bool RhsIndex(double t, std::span<const double> z, std::span<double> zdot);
   bool Fail(EvalStatus status, std::string message);
   bool FailNonFinite(double t, const char* what);
+  // "forces[1] = '1/(x - 1)' is inf with x = 1": the first spec expression that is not finite
+  // at the inputs in in_, with the values of its names; "" when all are (a derivative is not).
+  [[nodiscard]] std::string DescribeNonFinite() const;
   bool FailSingularRows(double t, const Eigen::MatrixXd& rows, const char* what);
   [[nodiscard]] const char* AlgebraicJacobianName() const;  // "g_y", "h_y = g_x f_y", "G_w …"
 

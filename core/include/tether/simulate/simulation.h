@@ -137,8 +137,15 @@ struct SwitchEvent {
   bool activated = true;       // true: c_i reached 0; false: μ_i reached 0 (flow turns inward)
 };
 
-// One emitted sample. `values` and `events` view internal buffers valid only during the sink
-// call.
+// Something a run noticed that does not end it, reported once, with the sample where it
+// was first seen.
+struct Warning {
+  std::string path;     // spec path of what it is about: "outputs.energy"
+  std::string message;  // "output 'energy' became NaN at t = 0.25"
+};
+
+// One emitted sample. `values`, `events` and `warnings` view internal buffers valid only
+// during the sink call.
 struct Sample {
   std::uint64_t index = 0;  // 0 is the initial (consistent) state; consecutive, no gaps
   double t = 0.0;
@@ -148,6 +155,8 @@ struct Sample {
   double residual_inequality = 0.0;  // max(0, −min_i c_i(x)); 0 without inequalities
   // Switches at this sample. A sample is emitted at every located switch, besides the grid.
   std::span<const SwitchEvent> events;
+  // First seen at this sample: an output that became NaN or ±inf (once per output and run).
+  std::span<const Warning> warnings;
 };
 
 enum class Termination {
@@ -186,6 +195,7 @@ struct Statistics {
   double max_residual_velocity = 0.0;
   double max_residual_inequality = 0.0;
   std::uint64_t switches = 0;          // located switches (SwitchEvent)
+  std::uint64_t non_finite_outputs = 0;  // outputs that became NaN or ±inf (one Warning each)
   double cpu_seconds = 0.0;            // thread CPU time spent in Advance
 };
 
@@ -229,6 +239,9 @@ struct CreateResult {
   std::unique_ptr<Simulation> simulation;  // set iff problems is empty and status is OK
   std::vector<SetupProblem> problems;      // bad input (→ INVALID_ARGUMENT)
   Status status;  // numerical failure of the initialization (singular, not converged, …)
+  // With a failed status: the input to blame, "parameters.<name>" when that override broke a
+  // model that initializes with the parameter's default, else "initial".
+  std::string failure_path;
 };
 
 class Simulation {
