@@ -120,7 +120,7 @@ std::vector<Case> Cases() {
       {"form index3 suggests mechanical", Pendulum([](Json& s) { s["form"] = "index3"; }),
        {{"form", 0,
          "unknown form 'index3' (did you mean 'mechanical'? index-3 models are constrained "
-         "mechanical systems); expected mechanical, index1 or index2"}}},
+         "mechanical systems); expected mechanical, index1, index2 or implicit"}}},
       {"constant non-finite sub-expression", Pendulum([](Json& s) { s["forces"][0] = "0*(1/0)"; }),
        {{"forces[0]", 4, "'1/0' is always inf; a sub-expression that is constant must be finite"}}},
       {"constant NaN after simplification",
