@@ -132,6 +132,9 @@ void StatisticsToProto(const simulate::Statistics& s, v1::Statistics* out) {
   out->set_switches(s.switches);
   out->set_max_residual_inequality(s.max_residual_inequality);
   out->set_non_finite_outputs(s.non_finite_outputs);
+  out->set_jacobian_evaluations(s.jacobian_evaluations);
+  out->set_lu_factorizations(s.lu_factorizations);
+  out->set_newton_iterations(s.newton_iterations);
 }
 
 void InitializationToProto(const simulate::InitializationReport& report,
@@ -155,6 +158,7 @@ void OptionsToProto(const simulate::Options& o, v1::SimulationOptions* out) {
   out->set_step(o.step);
   out->set_rtol(o.rtol);
   out->set_atol(o.atol);
+  out->mutable_atol_by_variable()->insert(o.atol_by_variable.begin(), o.atol_by_variable.end());
   out->set_max_step(o.max_step);
   switch (o.projection) {
     case simulate::Projection::kNone: out->set_projection(v1::PROJECTION_METHOD_NONE); break;
@@ -186,7 +190,7 @@ simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::
                                    std::vector<FieldViolation>* violations) {
   simulate::Options o;
   if (!p.method().empty()) {
-    const auto names = integrate::StepperNames();
+    const auto names = simulate::MethodNames();
     if (std::find(names.begin(), names.end(), p.method()) == names.end()) {
       std::string known;
       for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
@@ -197,6 +201,7 @@ simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::
   if (p.has_step()) o.step = p.step();
   if (p.has_rtol()) o.rtol = p.rtol();
   if (p.has_atol()) o.atol = p.atol();
+  o.atol_by_variable.insert(p.atol_by_variable().begin(), p.atol_by_variable().end());
   if (p.has_max_step()) o.max_step = p.max_step();
   switch (p.projection()) {
     case v1::PROJECTION_METHOD_UNSPECIFIED: break;

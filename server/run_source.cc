@@ -77,6 +77,13 @@ void SampleWriter::Append(const simulate::Sample& s, v1::Frame* frame) {
   for (const simulate::Warning& w : s.warnings) {
     AddEvent(frame, s.index, s.t, v1::EVENT_KIND_WARNING, w.message)->set_path(w.path);
   }
+  for (const simulate::RunNotice& notice : s.notices) {
+    AddEvent(frame, s.index, notice.t,
+             notice.kind == simulate::RunNotice::Kind::kMethodSwitched
+                 ? v1::EVENT_KIND_METHOD_SWITCHED
+                 : v1::EVENT_KIND_STIFFNESS_DETECTED,
+             notice.message);
+  }
   if (inequalities_.empty()) return;
   frame->add_residual_inequality(s.residual_inequality);
   last_.inequality = s.residual_inequality;

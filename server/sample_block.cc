@@ -20,6 +20,10 @@ void SampleBlock::Append(const simulate::Sample& sample) {
     warnings.push_back(warning);
     warning_index.push_back(sample.index);
   }
+  for (const simulate::RunNotice& notice : sample.notices) {
+    notices.push_back(notice);
+    notice_index.push_back(sample.index);
+  }
 }
 
 simulate::Sample SampleBlock::Row(std::size_t row, std::size_t columns) const {
@@ -40,6 +44,10 @@ simulate::Sample SampleBlock::Row(std::size_t row, std::size_t columns) const {
   s.warnings = std::span<const simulate::Warning>(warnings).subspan(
       static_cast<std::size_t>(std::distance(warning_index.begin(), warned)),
       static_cast<std::size_t>(std::distance(warned, warned_end)));
+  const auto [first, last] = std::equal_range(notice_index.begin(), notice_index.end(), s.index);
+  s.notices = std::span<const simulate::RunNotice>(notices).subspan(
+      static_cast<std::size_t>(std::distance(notice_index.begin(), first)),
+      static_cast<std::size_t>(std::distance(first, last)));
   return s;
 }
 
@@ -47,7 +55,16 @@ std::size_t SampleBlock::bytes() const {
   return sizeof(double) * (t.size() + values.size() + residual_position.size() +
                            residual_velocity.size() + residual_inequality.size()) +
          sizeof(simulate::SwitchEvent) * switches.size() + sizeof(std::uint64_t) * switch_index.size() +
-         (sizeof(simulate::Warning) + sizeof(std::uint64_t)) * warnings.size();
+         (sizeof(simulate::Warning) + sizeof(std::uint64_t)) * warnings.size() +
+         NoticeBytes();
+}
+
+std::size_t SampleBlock::NoticeBytes() const {
+  std::size_t bytes = sizeof(std::uint64_t) * notice_index.size();
+  for (const simulate::RunNotice& notice : notices) {
+    bytes += sizeof(simulate::RunNotice) + notice.message.size();
+  }
+  return bytes;
 }
 
 }  // namespace tether::server

@@ -25,6 +25,9 @@ struct SampleBlock {
   // The warnings likewise (a handful per run: each output warns once).
   std::vector<simulate::Warning> warnings;
   std::vector<std::uint64_t> warning_index;
+  // The run's notices likewise.
+  std::vector<simulate::RunNotice> notices;
+  std::vector<std::uint64_t> notice_index;
 
   // Appends a copy of `sample`, the block's next one (the first one sets first_index).
   void Append(const simulate::Sample& sample);
@@ -33,6 +36,9 @@ struct SampleBlock {
 
   [[nodiscard]] std::uint64_t end_index() const { return first_index + t.size(); }
   [[nodiscard]] std::size_t bytes() const;
+
+ private:
+  [[nodiscard]] std::size_t NoticeBytes() const;
 };
 
 }  // namespace tether::server

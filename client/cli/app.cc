@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/connection.h"
 #include "cli/exit_codes.h"
@@ -15,6 +16,7 @@
 #include "cli/session_commands.h"
 #include "cli/sweep_command.h"
 #include "tether/server/server.h"
+#include "tether/simulate/simulation.h"
 
 namespace tether::cli {
 namespace {
@@ -37,11 +39,33 @@ void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
   run->add_option("--t-end", o->t_end, "End time [s] (default: the model's suggestion, else 10)");
   run->add_option("--output-interval", o->output_interval,
                   "Sample spacing [s]; 0 = every accepted step (default: the model's, else 0.01)");
-  run->add_option("--method", o->method, "Stepper (default dp5)")
-      ->check(CLI::IsMember({"euler", "rk4", "dp5", "dop853"}));
+  const auto methods = simulate::MethodNames();
+  run->add_option("--method", o->method,
+                  "Stepper (default dp5); radau5 and bdf for stiff problems, auto switches "
+                  "between dp5 and radau5 as stiffness comes and goes")
+      ->check(CLI::IsMember(std::vector<std::string>(methods.begin(), methods.end())));
   run->add_option("--step", o->step, "Fixed step, or first step of adaptive methods [s]");
   run->add_option("--rtol", o->rtol, "Relative tolerance of adaptive methods (default 1e-8)");
-  run->add_option("--atol", o->atol, "Absolute tolerance of adaptive methods (default 1e-10)");
+  run->add_option("--atol", o->atol,
+                  "Absolute tolerance of adaptive methods (default 1e-10); NAME=VALUE sets it "
+                  "for one state variable (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--max-step", o->max_step, "Largest step [s]; 0 = unbounded (default)");
+  run->add_option("--max-steps", o->max_steps,
+                  "End the run after this many accepted steps (default 1e8)");
+  run->add_option("--projection-tolerance", o->projection_tolerance,
+                  "Scaled residual at which the Newton projection stops (default 1e-12)");
+  run->add_option("--newton-iterations", o->max_newton_iterations,
+                  "Newton iterations of a projection at most (default 10)");
+  run->add_option("--newton", o->newton, "Projection Newton variant (default full)")
+      ->check(CLI::IsMember({"full", "simplified"}));
+  run->add_option("--algebraic", o->algebraic,
+                  "Index-1/2 models: solve the algebraic variables in every stage (solve, "
+                  "default) or integrate them as an ODE with projection (ode)")
+      ->check(CLI::IsMember({"solve", "ode"}));
+  run->add_option("--fixed", o->fixed,
+                  "A state initialization must not move (repeatable)")
+      ->allow_extra_args(false);
   run->add_option("--projection", o->projection, "Projection onto the invariants (default coupled)")
       ->check(CLI::IsMember({"coupled", "sequential", "none", "baumgarte"}));
   run->add_option("--metric", o->metric, "Projection metric (default euclidean)")

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -42,6 +43,18 @@ v1::ProjectionMethod ProjectionOf(const std::string& name) {
   return v1::PROJECTION_METHOD_UNSPECIFIED;
 }
 
+v1::NewtonVariant NewtonOf(const std::string& name) {
+  if (name == "full") return v1::NEWTON_VARIANT_FULL;
+  if (name == "simplified") return v1::NEWTON_VARIANT_SIMPLIFIED;
+  return v1::NEWTON_VARIANT_UNSPECIFIED;
+}
+
+v1::AlgebraicMode AlgebraicOf(const std::string& name) {
+  if (name == "solve") return v1::ALGEBRAIC_MODE_SOLVE;
+  if (name == "ode") return v1::ALGEBRAIC_MODE_ODE;
+  return v1::ALGEBRAIC_MODE_UNSPECIFIED;
+}
+
 v1::ProjectionMetric MetricOf(const std::string& name) {
   if (name == "euclidean") return v1::PROJECTION_METRIC_EUCLIDEAN;
   if (name == "mass") return v1::PROJECTION_METRIC_MASS;
@@ -77,7 +90,30 @@ bool BuildSimulateRequest(const RunCommandOptions& options, v1::SimulateRequest*
   if (options.output_interval) o->set_output_interval(*options.output_interval);
   if (options.step) o->set_step(*options.step);
   if (options.rtol) o->set_rtol(*options.rtol);
-  if (options.atol) o->set_atol(*options.atol);
+  std::vector<std::string> atol_by_variable;
+  for (const std::string& value : options.atol) {
+    if (value.find('=') != std::string::npos) {
+      atol_by_variable.push_back(value);
+      continue;
+    }
+    char* end = nullptr;
+    const double atol = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0') {
+      problems->push_back("--atol '" + value + "': not a number nor NAME=VALUE");
+    } else {
+      o->set_atol(atol);
+    }
+  }
+  std::map<std::string, double> atol_of;
+  ParseAssignments("--atol", atol_by_variable, &atol_of, problems);
+  o->mutable_atol_by_variable()->insert(atol_of.begin(), atol_of.end());
+  if (options.max_step) o->set_max_step(*options.max_step);
+  if (options.max_steps) o->set_max_steps(*options.max_steps);
+  if (options.projection_tolerance) o->set_projection_tolerance(*options.projection_tolerance);
+  if (options.max_newton_iterations) o->set_max_newton_iterations(*options.max_newton_iterations);
+  o->set_newton(NewtonOf(options.newton));
+  o->set_algebraic(AlgebraicOf(options.algebraic));
+  for (const std::string& name : options.fixed) request->add_fixed(name);
   o->set_projection(ProjectionOf(options.projection));
   o->set_metric(MetricOf(options.metric));
   if (options.switch_detection) o->set_switch_detection(*options.switch_detection);
@@ -118,6 +154,12 @@ void PrintSummary(std::ostream& err, const v1::StreamSummary& summary) {
     err << ", " << s.non_finite_outputs() << " output(s) became non-finite (see the warnings)";
   }
   err << '\n';
+  err << "tether: " << s.rhs_evaluations() << " right-hand side evaluations";
+  if (s.jacobian_evaluations() > 0 || s.lu_factorizations() > 0) {
+    err << ", " << s.jacobian_evaluations() << " Jacobians, " << s.lu_factorizations()
+        << " LU factorizations, " << s.newton_iterations() << " Newton iterations";
+  }
+  err << ", " << FormatShort(s.cpu_seconds(), 3) << " s CPU\n";
 }
 
 // Runs with inequalities: how often the active set changed and how far samples left {c ≥ 0}.
@@ -202,8 +244,13 @@ int RunCommand(client::Client& client, const RunCommandOptions& options, std::os
     output.Begin(PlotTitle(options), header, columns, &output_problem);
   };
   handlers.on_event = [&](const v1::Event& event) {
-    if (event.kind() != v1::EVENT_KIND_WARNING) return;
-    err << "tether: warning: " << event.message() << '\n';
+    if (event.kind() == v1::EVENT_KIND_WARNING) {
+      err << "tether: warning: " << event.message() << '\n';
+    }
+    if (event.kind() == v1::EVENT_KIND_STIFFNESS_DETECTED ||
+        event.kind() == v1::EVENT_KIND_METHOD_SWITCHED) {
+      err << "tether: " << event.message() << '\n';
+    }
   };
   handlers.on_sample = [&](const client::Sample& sample) {
     if (!output_problem.empty()) return false;  // stop: nowhere to write

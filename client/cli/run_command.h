@@ -25,10 +25,18 @@ struct RunCommandOptions {
   // output_interval 0.01 s; dp5, rtol 1e-8, atol 1e-10, coupled, euclidean).
   std::optional<double> t_end;            // [s]
   std::optional<double> output_interval;  // [s], 0 = every accepted step
-  std::string method;                     // "euler", "rk4", "dp5", "dop853"; "" = server default
+  std::string method;                     // one of simulate::MethodNames(); "" = server default
   std::optional<double> step;             // [s]
   std::optional<double> rtol;
-  std::optional<double> atol;
+  // --atol values: a number (every variable) or NAME=VALUE (one variable), repeatable.
+  std::vector<std::string> atol;
+  std::optional<double> max_step;             // [s], 0 = unbounded
+  std::optional<std::uint64_t> max_steps;     // accepted steps at most
+  std::optional<double> projection_tolerance;
+  std::optional<int> max_newton_iterations;
+  std::string newton;     // "full", "simplified"; "" = full
+  std::string algebraic;  // "solve", "ode"; "" = solve
+  std::vector<std::string> fixed;  // initial values initialization must not move
   std::string projection;  // "coupled", "sequential", "none", "baumgarte"; "" = coupled
   std::string metric;      // "euclidean", "mass"; "" = euclidean
   // Models with inequalities; absent fields take the server's defaults (detection on, automatic

@@ -211,6 +211,16 @@ StepStatus Dop853::Finish(OdeSystem& system, double t, double h, std::span<const
                           int* evaluations) {
   StepStatus status = EvaluateStage(system, t + h, x_new, f_end(), evaluations);  // k13
   if (status != StepStatus::kAccepted) return status;
+  {  // stages 12 and 13 share the abscissa t + h: x̃ = work_ (stage 12's argument), x̂ = x_new
+    const std::array<const double*, kStages> k = Stages();
+    double numerator = 0.0;
+    double denominator = 0.0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      numerator += (f_end()[i] - k[11][i]) * (f_end()[i] - k[11][i]);
+      denominator += (x_new[i] - work_[i]) * (x_new[i] - work_[i]);
+    }
+    NoteStiffnessEstimate(denominator > 0.0 ? h * std::sqrt(numerator / denominator) : 0.0);
+  }
   status = ComputeStages(system, t, h, kEndStage + 1, kStages - 1, evaluations);  // k14…k16
   if (status != StepStatus::kAccepted) return status;
   const std::span<const double> x = x0();

@@ -50,6 +50,7 @@ class Dop853 final : public EmbeddedRungeKutta {
 
  private:
   [[nodiscard]] int error_order() const override { return 7; }
+  [[nodiscard]] double stability_boundary() const override { return 6.1; }
   void ResizeStages(std::size_t n) override;
   StepStatus Attempt(OdeSystem& system, double t, double h, std::span<double> x_new,
                      double* err, int* evaluations) override;

@@ -1,6 +1,7 @@
 #include "integrate/dormand_prince.h"
 
 #include <array>
+#include <cmath>
 
 #include "integrate/stage.h"
 
@@ -74,6 +75,14 @@ StepStatus DormandPrince::Attempt(OdeSystem& system, double t, double h,
     const StepStatus status = EvaluateStage(system, t + kC[s] * h, arg, StageOut(s), evaluations);
     if (status != StepStatus::kAccepted) return status;
   }
+  // Stages 6 and 7 share the abscissa t + h: x̃ = work_ (stage 6's argument), x̂ = x_new.
+  double numerator = 0.0;
+  double denominator = 0.0;
+  for (std::size_t i = 0; i < n_; ++i) {
+    numerator += (k[6][i] - k[5][i]) * (k[6][i] - k[5][i]);
+    denominator += (x_new[i] - work_[i]) * (x_new[i] - work_[i]);
+  }
+  NoteStiffnessEstimate(denominator > 0.0 ? h * std::sqrt(numerator / denominator) : 0.0);
   if (err == nullptr) return StepStatus::kAccepted;
   for (std::size_t i = 0; i < n_; ++i) {  // e ← h Σ (b_i − b̂_i) k_i
     double sum = 0.0;

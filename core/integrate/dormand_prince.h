@@ -51,6 +51,7 @@ class DormandPrince final : public EmbeddedRungeKutta {
 
  private:
   [[nodiscard]] int error_order() const override { return 4; }
+  [[nodiscard]] double stability_boundary() const override { return 3.25; }
   void ResizeStages(std::size_t n) override;
   StepStatus Attempt(OdeSystem& system, double t, double h, std::span<double> x_new,
                      double* err, int* evaluations) override;

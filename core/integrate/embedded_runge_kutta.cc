@@ -17,6 +17,8 @@ void EmbeddedRungeKutta::Resize(std::size_t n) {
   x_end_.assign(n, 0.0);
   has_step_ = false;
   proposal_ = 0.0;
+  stiff_steps_ = 0;
+  nonstiff_steps_ = 0;
   ResizeStages(n);
 }
 
@@ -75,6 +77,7 @@ StepResult EmbeddedRungeKutta::Step(OdeSystem& system, double t, std::span<const
         result.error_norm = err;
         result.h_next = h_try * factor;
         if (options_.max_step > 0.0) result.h_next = std::min(result.h_next, options_.max_step);
+        CountStiffness();
         return Accept(t, h_try, x_new, result);
       }
     }
@@ -124,6 +127,15 @@ StepResult EmbeddedRungeKutta::Accept(double t, double h, std::span<double> x_ne
   proposal_ = result.h_next;
   result.h_taken = h;
   return result;
+}
+
+void EmbeddedRungeKutta::CountStiffness() {
+  if (h_lambda_ > stability_boundary()) {
+    nonstiff_steps_ = 0;
+    stiff_steps_ = std::min(stiff_steps_ + 1, kStiffSteps);
+  } else if (++nonstiff_steps_ >= kNonStiffSteps) {
+    stiff_steps_ = 0;
+  }
 }
 
 bool EmbeddedRungeKutta::InterpolateEnds(double t_out, std::span<double> x_out,

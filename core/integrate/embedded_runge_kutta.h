@@ -23,6 +23,12 @@
 // With options.error_control = false, steps 2–4 reduce to one attempt with exactly h and no
 // error estimate (h_next = h); a failed stage then ends the step with kRhsFailed or
 // kNonFinite, since a fixed step cannot retry.
+//
+// Stiffness (Hairer's test in DOPRI5 and DOP853, HNW II, IV.2): on each accepted adaptive
+// step the pair estimates h·|λ| of the dominant eigenvalue from two stage arguments x̃, x̂ at
+// the same abscissa t + h as h‖F(x̂) − F(x̃)‖₂ / ‖x̂ − x̃‖₂. Above the method's stability
+// boundary on kStiffSteps (15) accepted steps, with no run of kNonStiffSteps (6) steps below
+// it in between, seems_stiff() is true; such a run of 6 clears it. Resize restarts the count.
 // F(t, x) itself failing ends the step at once with kRhsFailed or kNonFinite (no smaller step
 // can help), and an h passed in that is not finite or below MinStep with kStepSizeUnderflow.
 #pragma once
@@ -39,6 +45,7 @@ class EmbeddedRungeKutta : public Stepper {
  public:
   [[nodiscard]] bool adaptive() const final { return true; }
   [[nodiscard]] const StepperOptions& options() const final { return options_; }
+  [[nodiscard]] bool seems_stiff() const final { return stiff_steps_ >= kStiffSteps; }
   void Resize(std::size_t n) final;
   StepResult Step(OdeSystem& system, double t, std::span<const double> x, double h,
                   std::span<double> x_new) final;
@@ -67,6 +74,12 @@ class EmbeddedRungeKutta : public Stepper {
   [[nodiscard]] std::span<double> f_end() { return f_end_; }
   [[nodiscard]] std::span<const double> f_end() const { return f_end_; }
 
+  // h·|λ| of this attempt from two stages at t + h (file comment); 0 if their arguments agree.
+  void NoteStiffnessEstimate(double h_lambda) { h_lambda_ = h_lambda; }
+  // |hλ| on the negative real axis beyond which the method is unstable (Hairer's constants:
+  // 3.25 for DOPRI5, 6.1 for DOP853).
+  [[nodiscard]] virtual double stability_boundary() const = 0;
+
   // Interpolate's common part: false (and x_out filled) if there is no accepted step yet or
   // t_out is one of its ends, which are returned exactly. Otherwise *theta = (t_out − t)/h.
   bool InterpolateEnds(double t_out, std::span<double> x_out, double* theta) const;
@@ -79,6 +92,10 @@ class EmbeddedRungeKutta : public Stepper {
   StepStatus Complete(OdeSystem& system, double t, double h, std::span<const double> x_new,
                       int* evaluations);
   StepResult Accept(double t, double h, std::span<double> x_new, StepResult result);
+  void CountStiffness();
+
+  static constexpr int kStiffSteps = 15;
+  static constexpr int kNonStiffSteps = 6;
 
   StepperOptions options_;
   std::vector<double> x0_;     // initial state of the current / last accepted step
@@ -89,6 +106,9 @@ class EmbeddedRungeKutta : public Stepper {
   double t_end_ = 0.0;
   bool has_step_ = false;      // an accepted step exists (since Resize)
   double proposal_ = 0.0;      // the controller's next step, 0 before the first step
+  double h_lambda_ = 0.0;      // stiffness estimate of the last attempt
+  int stiff_steps_ = 0;        // accepted steps above the boundary since the last clearing
+  int nonstiff_steps_ = 0;     // consecutive accepted steps below it
 };
 
 }  // namespace tether::integrate

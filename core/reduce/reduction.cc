@@ -25,7 +25,7 @@ Expr Dot(Context& cx, const std::vector<Expr>& a, const std::vector<Expr>& b) {
 }
 
 // J[i][j] = ∂e_i/∂s_j.
-std::vector<std::vector<Expr>> Jacobian(Context& cx, const std::vector<Expr>& e,
+std::vector<std::vector<Expr>> JacobianOf(Context& cx, const std::vector<Expr>& e,
                                         const std::vector<Expr>& s) {
   std::vector<std::vector<Expr>> jacobian(e.size(), std::vector<Expr>(s.size()));
   for (std::size_t i = 0; i < e.size(); ++i) {
@@ -39,6 +39,13 @@ std::vector<Expr> Diffs(Context& cx, const std::vector<Expr>& e, Expr s) {
   out.reserve(e.size());
   for (Expr x : e) out.push_back(cx.Diff(x, s));
   return out;
+}
+
+// name0, name1, …: symbols no user name can spell ('$' is not an identifier character).
+std::vector<Expr> NewSymbols(Context& cx, const std::string& name, std::size_t count) {
+  std::vector<Expr> symbols;
+  for (std::size_t k = 0; k < count; ++k) symbols.push_back(cx.Symbol(name + std::to_string(k)));
+  return symbols;
 }
 
 template <typename T>
@@ -146,11 +153,11 @@ void ReducedModel::BuildMechanical(Context& cx, const std::vector<Expr>& inputs)
   const std::vector<Expr> forces = ImportAll(cx, *model.context, model.forces);
   const std::vector<Expr> phi = ImportAll(cx, *model.context, model.constraints);
 
-  const auto phi_q = Jacobian(cx, phi, q);
+  const auto phi_q = JacobianOf(cx, phi, q);
   const std::vector<Expr> phi_t = Diffs(cx, phi, t);
   std::vector<Expr> h;  // h = Φ_q v + Φ_t
   for (std::size_t i = 0; i < phi.size(); ++i) h.push_back(cx.Add(Dot(cx, phi_q[i], v), phi_t[i]));
-  const auto h_q = Jacobian(cx, h, q);
+  const auto h_q = JacobianOf(cx, h, q);
   const std::vector<Expr> h_t = Diffs(cx, h, t);
   std::vector<Expr> a;  // a = h_q v + h_t
   for (std::size_t i = 0; i < h.size(); ++i) a.push_back(cx.Add(Dot(cx, h_q[i], v), h_t[i]));
@@ -166,6 +173,35 @@ void ReducedModel::BuildMechanical(Context& cx, const std::vector<Expr>& inputs)
   Append(&invariants, phi_q);
   Append(&invariants, h_q);
   Compile(cx, inputs, stage, invariants, mass, ImportOutputs(cx));
+  if (options_.jacobian) {
+    StageEquations eq;
+    eq.z.assign(inputs.begin(), inputs.begin() + static_cast<long>(2 * n));
+    const std::vector<Expr> vdot = NewSymbols(cx, "$vdot", n);
+    const std::vector<Expr> lambda = NewSymbols(cx, "$lambda", phi.size());
+    const Expr alpha = cx.Symbol("$alpha");
+    const Expr beta = cx.Symbol("$beta");
+    eq.w = vdot;
+    Append(&eq.w, lambda);
+    eq.phi = v;
+    Append(&eq.phi, vdot);
+    for (std::size_t k = 0; k < n; ++k) {  // M v' − Φ_qᵀ λ − f
+      std::vector<Expr> mass_row(mass.begin() + static_cast<long>(k * n),
+                                 mass.begin() + static_cast<long>((k + 1) * n));
+      Expr row = cx.Sub(Dot(cx, mass_row, vdot), forces[k]);
+      for (std::size_t i = 0; i < phi.size(); ++i) row = cx.Sub(row, cx.Mul(phi_q[i][k], lambda[i]));
+      eq.g.push_back(row);
+    }
+    for (std::size_t i = 0; i < phi.size(); ++i) {  // Φ_q v' + a + 2αh + β²Φ
+      Expr row = cx.Add(Dot(cx, phi_q[i], vdot), a[i]);
+      row = cx.Add(row, cx.Mul(cx.Mul(cx.Constant(2.0), alpha), h[i]));
+      row = cx.Add(row, cx.Mul(cx.Mul(beta, beta), phi[i]));
+      eq.g.push_back(row);
+    }
+    eq.extra_inputs = eq.w;
+    eq.extra_inputs.push_back(alpha);
+    eq.extra_inputs.push_back(beta);
+    CompileJacobian(cx, inputs, eq);
+  }
 
   ode_size_ = 2 * n;
   position_size_ = n;
@@ -186,8 +222,8 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
   const Expr t = inputs[nx + m];
   const std::vector<Expr> f = ImportAll(cx, *model.context, model.rhs);
   const std::vector<Expr> g = ImportAll(cx, *model.context, model.constraints);
-  const auto g_x = Jacobian(cx, g, x);
-  const auto g_y = Jacobian(cx, g, y);
+  const auto g_x = JacobianOf(cx, g, x);
+  const auto g_y = JacobianOf(cx, g, y);
   const std::vector<Expr> g_t = Diffs(cx, g, t);
   const bool index1 = model.form != model::Form::kIndex2;  // the implicit stage is index1's
   const bool ode = options_.algebraic == AlgebraicMode::kOde;
@@ -199,8 +235,8 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
   const std::vector<Expr>& c = index1 ? g : h;  // the level y is solved from
   std::vector<Expr> stage = f;
   Append(&stage, c);
-  Append(&stage, Jacobian(cx, c, x));
-  Append(&stage, Jacobian(cx, c, y));
+  Append(&stage, JacobianOf(cx, c, x));
+  Append(&stage, JacobianOf(cx, c, y));
   Append(&stage, Diffs(cx, c, t));
   if (model.form == model::Form::kImplicit) {
     Compile(cx, inputs, stage, BuildImplicitInvariants(cx, inputs), {}, ImportOutputs(cx));
@@ -214,10 +250,31 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
   } else {
     Append(&invariants, h);
     Append(&invariants, g_x);
-    Append(&invariants, Jacobian(cx, h, x));
-    Append(&invariants, Jacobian(cx, h, y));
+    Append(&invariants, JacobianOf(cx, h, x));
+    Append(&invariants, JacobianOf(cx, h, y));
   }
   Compile(cx, inputs, stage, invariants, {}, ImportOutputs(cx));
+  if (options_.jacobian) {
+    StageEquations eq;
+    eq.phi = f;
+    if (ode) {  // z = (x, y), w = y', G = c_x f + c_y y' + c_t
+      eq.z.assign(inputs.begin(), inputs.begin() + static_cast<long>(nx + m));
+      eq.w = NewSymbols(cx, "$ydot", m);
+      Append(&eq.phi, eq.w);
+      const auto c_x = JacobianOf(cx, c, x);
+      const auto c_y = JacobianOf(cx, c, y);
+      const std::vector<Expr> c_t = Diffs(cx, c, t);
+      for (std::size_t i = 0; i < m; ++i) {
+        eq.g.push_back(cx.Add(cx.Add(Dot(cx, c_x[i], f), Dot(cx, c_y[i], eq.w)), c_t[i]));
+      }
+      eq.extra_inputs = eq.w;
+    } else {  // z = x, w = y, G = c
+      eq.z = x;
+      eq.w = y;
+      eq.g = c;
+    }
+    CompileJacobian(cx, inputs, eq);
+  }
 
   ode_size_ = ode ? nx + m : nx;
   if (index1) {

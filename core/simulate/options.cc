@@ -2,6 +2,9 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
+
+#include "tether/integrate/stepper.h"
 
 #include "simulate/number_text.h"
 #include "simulate/setup_validation.h"
@@ -17,6 +20,16 @@ std::string Short(double x) {
 }
 
 }  // namespace
+
+std::span<const std::string_view> MethodNames() {
+  static const std::vector<std::string_view> names = [] {
+    const auto steppers = integrate::StepperNames();
+    std::vector<std::string_view> all(steppers.begin(), steppers.end());
+    all.push_back(kAutoMethod);
+    return all;
+  }();
+  return names;
+}
 
 std::string_view ProjectionName(Projection p) {
   switch (p) {

@@ -34,7 +34,7 @@ std::string DidYouMean(std::string_view name, const std::vector<std::string>& ca
 
 std::vector<SetupProblem> OptionProblems(const Options& o) {
   std::vector<SetupProblem> p;
-  const auto names = integrate::StepperNames();
+  const auto names = MethodNames();
   const bool known = std::find(names.begin(), names.end(), o.method) != names.end();
   if (!known) {
     std::vector<std::string> candidates(names.begin(), names.end());
@@ -147,6 +147,19 @@ std::vector<SetupProblem> SetupProblems(const Setup& setup) {
       Add(&p, "fixed." + name,
           "algebraic variable '" + name + "' is determined by the constraints and cannot be "
           "fixed");
+    }
+  }
+  for (const auto& [name, value] : setup.options.atol_by_variable) {
+    const std::string path = "options.atol_by_variable." + name;
+    if (std::find(states.begin(), states.end(), name) == states.end()) {
+      Add(&p, path, "unknown state '" + name + "' of model '" + model.name + "'" +
+                        DidYouMean(name, states));
+    } else if (IsAlgebraic(model, name) && setup.options.algebraic == AlgebraicMode::kSolve) {
+      Add(&p, path,
+          "algebraic variable '" + name + "' is solved to the Newton tolerance inside every "
+          "stage in algebraic mode 'solve'; a tolerance applies to it in mode 'ode' only");
+    } else if (!(value > 0.0) || !std::isfinite(value)) {
+      Add(&p, path, "absolute tolerance " + Num(value) + " of '" + name + "' must be finite and > 0");
     }
   }
   const bool mechanical = model.form == model::Form::kMechanical;

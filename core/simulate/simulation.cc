@@ -66,30 +66,77 @@ project::ProjectorOptions ToProjectorOptions(const Options& o) {
   return p;
 }
 
-integrate::StepperOptions ToStepperOptions(const Options& o) {
+// The stepper's options for a state z of the reduced model: per-component absolute
+// tolerances where Options::atol_by_variable names z's variables (z is the leading part of
+// Model::states(); algebraic variables solved inside the stages are not in it).
+integrate::StepperOptions ToStepperOptions(const Options& o, const reduce::ReducedModel& reduced) {
   integrate::StepperOptions s;
   s.step = o.step;
   s.rtol = o.rtol;
   s.atol = o.atol;
   s.max_step = o.max_step;
   s.error_control = o.error_control;
+  if (!o.atol_by_variable.empty()) {
+    const std::vector<const model::Variable*> states = reduced.model().states();
+    for (std::size_t i = 0; i < reduced.ode_size(); ++i) {
+      const auto it = o.atol_by_variable.find(states[i]->name);
+      s.atol_per_component.push_back(it == o.atol_by_variable.end() ? o.atol : it->second);
+    }
+  }
   return s;
 }
 
-// The reduced model seen as the stepper's ODE.
+// The reduced model seen as the stepper's ODE: F(t, z) = Rhs, ∂F/∂z from the compiled
+// Jacobian when the model was reduced with one, and the invariants' projection for steppers
+// that project inside their steps (bdf: a multistep history that stays on the manifold).
 class ReducedOde : public integrate::OdeSystem {
  public:
-  explicit ReducedOde(reduce::ReducedModel* model) : model_(model) {}
+  ReducedOde(reduce::ReducedModel* model, std::span<const integrate::MatrixEntry> pattern,
+             project::Projector* projector)
+      : model_(model), pattern_(pattern), projector_(projector) {}
   [[nodiscard]] std::size_t size() const override { return model_->ode_size(); }
   bool Evaluate(double t, std::span<const double> x, std::span<double> dxdt) override {
     return model_->Rhs(t, x, dxdt);
   }
+  [[nodiscard]] std::span<const integrate::MatrixEntry> jacobian_pattern() const override {
+    return pattern_;
+  }
+  bool Jacobian(double t, std::span<const double> x, std::span<double> values) override {
+    return model_->Jacobian(t, x, values);
+  }
+  [[nodiscard]] bool has_projection() const override {
+    return projector_ != nullptr && model_->num_invariants() > 0;
+  }
+  // x onto the invariants by the session's projector; the error estimate onto the tangent
+  // space at the projected x in the Euclidean metric: e ← e − H_zᵀ(H_z H_zᵀ)⁻¹ H_z e.
+  bool Project(double t, std::span<double> x, std::span<double> error) override {
+    project::ProjectionReport report;
+    if (!projector_->Project(*model_, t, x, &report)) return false;
+    if (error.empty()) return true;
+    const std::size_t p = model_->num_invariants();
+    const std::size_t n = x.size();
+    std::vector<double> h(p);
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> h_z(
+        static_cast<Eigen::Index>(p), static_cast<Eigen::Index>(n));
+    if (!model_->Invariants(t, x, h, std::span<double>(h_z.data(), p * n))) return false;
+    Eigen::Map<Eigen::VectorXd> e(error.data(), static_cast<Eigen::Index>(n));
+    const Eigen::MatrixXd gram = h_z * h_z.transpose();
+    const Eigen::VectorXd coefficients = gram.ldlt().solve(h_z * e);
+    e -= h_z.transpose() * coefficients;
+    return e.allFinite();
+  }
 
  private:
   reduce::ReducedModel* model_;
+  std::span<const integrate::MatrixEntry> pattern_;
+  project::Projector* projector_;
 };
-
 }  // namespace
+
+// Method "auto" (simulation.h): radau5 steps between checks for a return to dp5, and the
+// bound on h·‖∂F/∂z‖∞ below which it returns (half dp5's stability boundary).
+constexpr std::uint64_t kAutoCheckInterval = 10;
+constexpr double kAutoReturnBound = 0.5 * 3.25;
 
 struct Simulation::Impl {
   Setup setup;
@@ -98,6 +145,7 @@ struct Simulation::Impl {
   std::unique_ptr<integrate::Stepper> stepper;
   std::unique_ptr<project::Projector> projector;
   std::unique_ptr<InequalityRun> inequalities;  // null without model inequalities
+  std::vector<integrate::MatrixEntry> jacobian_pattern;  // the reduced model's, for the stepper
   std::vector<Column> columns;
   InitializationReport initialization;
   Status status;
@@ -121,6 +169,14 @@ struct Simulation::Impl {
   Status deferred;               // a failure at t reported once the samples up to t are out
   std::vector<char> output_warned;  // per output: its non-finite value was reported
   std::vector<Warning> warnings;    // of the sample being emitted
+  // Notices since the last sample, streamed with the next one.
+  std::vector<RunNotice> pending_notices;
+  bool stiffness_reported = false;
+  // Method "auto": the stepper to change to before the next step (after the samples of the
+  // last step are out, since they need its dense output), and radau5 steps since the switch.
+  std::string switch_to;
+  std::uint64_t implicit_steps = 0;
+  std::vector<double> jacobian_values;  // ‖∂F/∂z‖∞ of auto's check
 
   Impl() = default;
   Impl(const Impl& o)
@@ -130,6 +186,7 @@ struct Simulation::Impl {
         stepper(o.stepper->Clone()),
         projector(o.projector->Clone()),
         inequalities(o.inequalities ? std::make_unique<InequalityRun>(*o.inequalities) : nullptr),
+        jacobian_pattern(o.jacobian_pattern),
         columns(o.columns),
         initialization(o.initialization),
         status(o.status),
@@ -153,7 +210,12 @@ struct Simulation::Impl {
         pending_events(o.pending_events),
         restart_stepper(o.restart_stepper),
         deferred(o.deferred),
-        output_warned(o.output_warned) {}
+        output_warned(o.output_warned),
+        pending_notices(o.pending_notices),
+        stiffness_reported(o.stiffness_reported),
+        switch_to(o.switch_to),
+        implicit_steps(o.implicit_steps),
+        jacobian_values(o.jacobian_values) {}
 
   [[nodiscard]] const Options& options() const { return setup.options; }
 
@@ -165,6 +227,11 @@ struct Simulation::Impl {
   }
 
   void BuildColumns() { columns = DefaultColumns(reduced->model()); }
+
+  ReducedOde Ode() {
+    return ReducedOde(reduced.get(), jacobian_pattern,
+                      stepper->projects_internally() ? projector.get() : nullptr);
+  }
 
   void Allocate() {
     const std::size_t n = reduced->ode_size();
@@ -191,7 +258,7 @@ struct Simulation::Impl {
   // switches located there.
   bool Emit(double ts, std::span<const double> zs,
             const std::function<void(const Sample&)>& sink) {
-    ReducedOde ode(reduced.get());
+    ReducedOde ode = Ode();
     if (!ode.Evaluate(ts, zs, zdot)) {  // λ or y at the sample
       return Fail(FromEval(reduced->failure().status), reduced->failure().message);
     }
@@ -225,6 +292,7 @@ struct Simulation::Impl {
     sample.residual_inequality = residual_inequality;
     if (at_step_end) sample.events = pending_events;
     sample.warnings = warnings;
+    sample.notices = pending_notices;
     if (!reduced->Residuals(ts, zs, &sample.residual_position, &sample.residual_velocity)) {
       return Fail(FromEval(reduced->failure().status), reduced->failure().message);
     }
@@ -240,6 +308,7 @@ struct Simulation::Impl {
     last_values = values;
     sink(sample);
     if (at_step_end) pending_events.clear();
+    pending_notices.clear();
     return true;
   }
 
@@ -330,7 +399,7 @@ struct Simulation::Impl {
   // One attempt of the stepper from (t, z) into z_new: the sliding dynamics of the current
   // active set when switches are detected, else the reduced ODE itself.
   integrate::StepResult StepOnce(double h) {
-    ReducedOde free(reduced.get());
+    ReducedOde free = Ode();
     integrate::StepResult r;
     if (inequalities && inequalities->detecting()) {
       SlidingOde ode = inequalities->Ode(free);
@@ -340,22 +409,63 @@ struct Simulation::Impl {
       statistics.rhs_evaluations += static_cast<std::uint64_t>(r.evaluations);
     }
     statistics.rejected_steps += static_cast<std::uint64_t>(r.rejections);
+    statistics.jacobian_evaluations += static_cast<std::uint64_t>(r.jacobians);
+    statistics.lu_factorizations += static_cast<std::uint64_t>(r.factorizations);
+    statistics.newton_iterations += static_cast<std::uint64_t>(r.newton_iterations);
     return r;
   }
 
+  // The reduced model's own diagnosis of a failed evaluation, if it has one.
+  [[nodiscard]] std::string EvaluationCause() const {
+    if (inequalities && !inequalities->sliding_failure().empty()) {
+      return inequalities->sliding_failure();
+    }
+    return reduced->failure().message;
+  }
+
   bool Accepted(const integrate::StepResult& r) {
+    const bool fixed = !stepper->adaptive() || !options().error_control;
     switch (r.status) {
       case integrate::StepStatus::kAccepted:
         return true;
-      case integrate::StepStatus::kStepSizeUnderflow:
-        return Fail(Termination::kStepSizeUnderflow,
-                    "step size underflow at t = " + Num(t) +
-                        ": the error control needed a step below the minimum; the problem may "
-                        "be stiff or singular here");
+      case integrate::StepStatus::kStepSizeUnderflow: {
+        std::string message = "step size underflow at t = " + Num(t) + " (last step tried " +
+                              Num(r.h_failed) + "): ";
+        if (r.failure == integrate::AttemptFailure::kErrorTooLarge ||
+            r.failure == integrate::AttemptFailure::kNone) {
+          message += "the error control needed a step below the minimum";
+          message += stepper->implicit() ? "; the solution may be singular here"
+                                         : "; the problem may be stiff (try method radau5 or "
+                                           "bdf) or singular here";
+        } else {
+          message += "every smaller step failed too: " +
+                     std::string(integrate::Describe(r.failure));
+          const std::string cause = EvaluationCause();
+          if (!cause.empty() && (r.failure == integrate::AttemptFailure::kRhsFailed ||
+                                 r.failure == integrate::AttemptFailure::kNonFinite)) {
+            message += " (" + cause + ")";
+          }
+        }
+        if (!r.message.empty()) message += "; " + r.message;
+        return Fail(Termination::kStepSizeUnderflow, std::move(message));
+      }
       case integrate::StepStatus::kNonFinite:
         return Fail(Termination::kNonFinite,
                     "non-finite state after a step from t = " + Num(t) +
-                        "; a parameter or the state makes the right-hand side overflow");
+                        "; a parameter or the state makes the right-hand side overflow" +
+                        (fixed ? "; a fixed step cannot retry: use an adaptive method "
+                                 "(error control on)"
+                               : ""));
+      case integrate::StepStatus::kUnsupported:
+        return Fail(Termination::kSingularConstraints,
+                    "method " + std::string(stepper->name()) + " cannot integrate this model: " +
+                        r.message);
+      case integrate::StepStatus::kNewtonFailed:
+        return Fail(Termination::kStepSizeUnderflow,
+                    "the stage Newton iteration failed at t = " + Num(t) + " with the fixed step " +
+                        Num(r.h_failed) + ": " + std::string(integrate::Describe(r.failure)) +
+                        "; a fixed step cannot retry: turn error control on or take a smaller "
+                        "step");
       case integrate::StepStatus::kRhsFailed:
         break;
     }
@@ -363,13 +473,15 @@ struct Simulation::Impl {
       return Fail(Termination::kSingularConstraints,
                   "step from t = " + Num(t) + ": " + inequalities->sliding_failure());
     }
-    return Fail(FromEval(reduced->failure().status), reduced->failure().message);
+    std::string message = reduced->failure().message;
+    if (fixed) message += "; a fixed step cannot retry: use an adaptive method (error control on)";
+    return Fail(FromEval(reduced->failure().status), std::move(message));
   }
 
   // Switch detection: if a switch lies inside the step just taken to t_new, retakes it to end
   // there. Returns false on failure; *located is the switch the step now ends at.
   bool CutAtSwitch(double* t_new, std::optional<SwitchEvent>* located) {
-    ReducedOde free(reduced.get());
+    ReducedOde free = Ode();
     *located = inequalities->FindSwitch(*stepper, free, t, *t_new);
     if (!*located || !((*located)->t < *t_new)) return true;
     const double h = (*located)->t - t;
@@ -400,7 +512,7 @@ struct Simulation::Impl {
     }
     statistics.projection_iterations += static_cast<std::uint64_t>(report.iterations);
     if (!inequalities) return true;
-    ReducedOde free(reduced.get());
+    ReducedOde free = Ode();
     bool changed = false;
     const bool ok = inequalities->FinishStep(free, t_new, t_new - t, z_new,
                                              located ? &*located : nullptr, &pending_events,
@@ -433,6 +545,7 @@ struct Simulation::Impl {
       return Fail(Termination::kStepLimit, "step limit of " + std::to_string(options().max_steps) +
                                                " accepted steps reached at t = " + Num(t));
     }
+    if (!switch_to.empty()) SwitchStepper();
     if (restart_stepper) {
       stepper->Resize(z.size());
       restart_stepper = false;
@@ -451,7 +564,53 @@ struct Simulation::Impl {
     std::swap(z, z_new);
     has_step = true;
     ++statistics.steps;
+    WatchStiffness(r.h_taken);
     return true;
+  }
+
+  [[nodiscard]] bool automatic() const { return options().method == kAutoMethod; }
+
+  // After an accepted step to t: the explicit pairs' stiffness test becomes a notice (once per
+  // run), or for method "auto" a switch to radau5; under "auto", radau5 hands back to dp5 when
+  // a step of its size would be stable for dp5 (simulation.h, kAutoMethod).
+  void WatchStiffness(double h) {
+    if (!stepper->implicit()) {
+      if (!stepper->seems_stiff()) return;
+      if (automatic()) {
+        switch_to = "radau5";
+      } else if (!stiffness_reported) {
+        stiffness_reported = true;
+        pending_notices.push_back(
+            {RunNotice::Kind::kStiffnessDetected, t,
+             "stiffness detected at t = " + Num(t) + " (" + std::string(stepper->name()) +
+                 "'s step is limited by stability, not accuracy); method radau5 or bdf will be "
+                 "faster"});
+      }
+      return;
+    }
+    if (!automatic() || ++implicit_steps % kAutoCheckInterval != 0) return;
+    jacobian_values.resize(reduced->jacobian_pattern().size());
+    if (!reduced->Jacobian(t, z, jacobian_values)) return;  // keep radau5; the step will say
+    std::vector<double> row_sums(z.size(), 0.0);
+    const auto pattern = reduced->jacobian_pattern();
+    for (std::size_t k = 0; k < pattern.size(); ++k) {
+      row_sums[pattern[k].row] += std::abs(jacobian_values[k]);
+    }
+    const double norm = *std::max_element(row_sums.begin(), row_sums.end());
+    if (h * norm <= kAutoReturnBound) switch_to = "dp5";
+  }
+
+  void SwitchStepper() {
+    const std::string from(stepper->name());
+    stepper = integrate::MakeStepper(switch_to, ToStepperOptions(options(), *reduced));
+    stepper->Resize(z.size());
+    implicit_steps = 0;
+    pending_notices.push_back(
+        {RunNotice::Kind::kMethodSwitched, t,
+         "method auto switched from " + from + " to " + switch_to + " at t = " + Num(t) +
+             (switch_to == "radau5" ? ": the problem is stiff here"
+                                    : ": the problem is no longer stiff")});
+    switch_to.clear();
   }
 
   Status Advance(std::size_t max_samples, const std::function<void(const Sample&)>& sink,
@@ -531,7 +690,7 @@ struct Simulation::Impl {
     restart_stepper = false;
     deferred = Status{};
     if (inequalities) {
-      ReducedOde free(reduced.get());
+      ReducedOde free = Ode();
       if (!inequalities->StartActiveSet(free, t0, z)) return InequalityStatus(t0);
     }
     t = t0;
@@ -578,23 +737,41 @@ CreateResult Simulation::Create(const Setup& setup) {
 
   auto impl = std::make_unique<Impl>();
   impl->setup = setup;
+  const bool automatic = o.method == kAutoMethod;
+  const std::string first_method = automatic ? "dp5" : o.method;
+  const std::unique_ptr<integrate::Stepper> kind = integrate::MakeStepper(first_method, {});
+  if (!kind) {
+    result.problems.push_back({"options.method", "unknown method '" + o.method + "'"});
+    return result;
+  }
+  if (!o.error_control && (automatic || !kind->supports_fixed_step())) {
+    result.problems.push_back(
+        {"options.error_control", "method " + o.method +
+                                      " has no fixed-step mode: it needs error control on"});
+    return result;
+  }
   reduce::ReduceOptions reduce_options;
   reduce_options.algebraic =
       o.algebraic == AlgebraicMode::kOde ? reduce::AlgebraicMode::kOde : reduce::AlgebraicMode::kSolve;
   reduce_options.newton_tolerance = o.projection_tolerance;
   reduce_options.max_newton_iterations = std::max(o.max_newton_iterations, 20);
+  reduce_options.jacobian = automatic || kind->implicit();
   reduce::ReduceResult reduced = reduce::ReducedModel::Build(setup.model, reduce_options);
   if (!reduced.reduced) {
     result.problems.push_back({"model", reduced.error});
     return result;
   }
   impl->reduced = std::move(reduced.reduced);
-  impl->stepper = integrate::MakeStepper(o.method, ToStepperOptions(o));
+  for (const auto& e : impl->reduced->jacobian_pattern()) {
+    impl->jacobian_pattern.push_back({e.row, e.col});
+  }
+  const integrate::StepperOptions stepper_options = ToStepperOptions(o, *impl->reduced);
   std::string why;
-  if (!impl->stepper || !ToStepperOptions(o).IsValid(&why)) {
-    result.problems.push_back({"options", why.empty() ? "invalid stepper options" : why});
+  if (!stepper_options.IsValid(&why)) {
+    result.problems.push_back({"options", why});
     return result;
   }
+  impl->stepper = integrate::MakeStepper(first_method, stepper_options);
   impl->projector = project::MakeProjector(ToMethod(o.projection), ToProjectorOptions(o));
   if (o.projection == Projection::kBaumgarte) {
     impl->reduced->SetBaumgarte(o.baumgarte_alpha, o.baumgarte_beta);

@@ -153,7 +153,9 @@ class ClientApiTest(unittest.TestCase):
         self.assertEqual(result.error.code, grpc.StatusCode.ABORTED)
         self.assertIsNotNone(result.error.info)
         self.assertEqual(result.error.info.reason, result.termination)
-        self.assertLessEqual(result.summary.t, 0.5)
+        # The last good state: the numerical solution stays finite a hair past the pole, where
+        # the error control gives up (within 1e-6 of it at these tolerances).
+        self.assertLessEqual(result.summary.t, 0.5 + 1e-6)
         self.assertGreater(len(result.df), 0)  # the samples before the failure are kept
         with self.assertRaises(tether.TetherError):
             result.check()

@@ -102,7 +102,8 @@ class SweepTest(unittest.TestCase):
         self.assertEqual([r["status"] for r in rows], ["OK", "ABORTED", "OK"])
         failed = rows[1]
         self.assertIn(failed["termination"], ("STEP_SIZE_UNDERFLOW", "NON_FINITE"))
-        self.assertLessEqual(failed["t"], 0.5)
+        # The failure time: the numerical solution stays finite a hair past the pole.
+        self.assertLessEqual(failed["t"], 0.5 + 1e-6)
         self.assertTrue(failed["message"])
         self.assertEqual(failed["attempts"], 1, "a numerical failure is not retried")
         self.assertIn("1 failed", result.stderr)

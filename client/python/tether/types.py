@@ -137,12 +137,17 @@ class Statistics:
     """Thread CPU time the server spent simulating [s]."""
     switches: int
     max_residual_inequality: float
+    jacobian_evaluations: int = 0
+    """Jacobian evaluations of the implicit methods (radau5, bdf); 0 for explicit ones."""
+    lu_factorizations: int = 0
+    newton_iterations: int = 0
 
     @classmethod
     def from_proto(cls, s: "pb.Statistics") -> "Statistics":
         return cls(s.steps, s.rejected_steps, s.rhs_evaluations, s.projections,
                    s.projection_iterations, s.samples, s.max_residual_position,
-                   s.max_residual_velocity, s.cpu_seconds, s.switches, s.max_residual_inequality)
+                   s.max_residual_velocity, s.cpu_seconds, s.switches, s.max_residual_inequality,
+                   s.jacobian_evaluations, s.lu_factorizations, s.newton_iterations)
 
     def as_dict(self) -> Dict[str, float]:
         """Field name to value, in declaration order."""

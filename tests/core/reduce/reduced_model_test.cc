@@ -16,9 +16,11 @@ using reduce::AlgebraicMode;
 using reduce::ReducedModel;
 
 std::unique_ptr<ReducedModel> Reduce(const std::string& json,
-                                     AlgebraicMode mode = AlgebraicMode::kSolve) {
+                                     AlgebraicMode mode = AlgebraicMode::kSolve,
+                                     bool jacobian = false) {
   reduce::ReduceOptions options;
   options.algebraic = mode;
+  options.jacobian = jacobian;
   reduce::ReduceResult r = ReducedModel::Build(ParseOrDie(json), options);
   EXPECT_TRUE(r.error.empty()) << r.error;
   return std::move(r.reduced);
@@ -171,6 +173,92 @@ TEST(ReducedModel, DependentConstraintsAreNamedNotDividedThrough) {
   EXPECT_EQ(m->failure().status, reduce::EvalStatus::kSingular);
   EXPECT_NE(m->failure().message.find("'constraints[0]', 'constraints[1]' are dependent"),
             std::string::npos) << m->failure().message;
+}
+
+// ∂F/∂z against central differences of Rhs, entry by entry, and zero outside the pattern.
+// Central differences with δ = 1e-5·max(1, |z_j|) err by δ²|F'''|/6 ≈ 1e-11 plus rounding
+// ε|F|/δ ≈ 1e-11 for these O(1) models; in kSolve mode y comes from a Newton solve stopped at a
+// scaled residual ≤ 1e-12, so F moves by up to ~1e-12 between the two evaluations and the
+// difference quotient by 1e-12/δ = 1e-7. Hence 1e-6 relative to max(1, |J_ij|).
+void ExpectJacobianMatchesDifferences(ReducedModel& m, double t, const std::vector<double>& z) {
+  const std::size_t n = z.size();
+  const auto pattern = m.jacobian_pattern();
+  std::vector<double> values(pattern.size());
+  ASSERT_TRUE(m.Jacobian(t, z, values)) << m.failure().message;
+  std::vector<double> dense(n * n, 0.0);
+  for (std::size_t k = 0; k < pattern.size(); ++k) {
+    dense[pattern[k].row * n + pattern[k].col] = values[k];
+  }
+  std::vector<double> zp(z), zm(z), fp(n), fm(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const double delta = 1e-5 * std::max(1.0, std::abs(z[j]));
+    zp = z;
+    zm = z;
+    zp[j] += delta;
+    zm[j] -= delta;
+    ASSERT_TRUE(m.Rhs(t, zp, fp));
+    ASSERT_TRUE(m.Rhs(t, zm, fm));
+    for (std::size_t i = 0; i < n; ++i) {
+      const double difference = (fp[i] - fm[i]) / (2 * delta);
+      EXPECT_NEAR(dense[i * n + j], difference, 1e-6 * std::max(1.0, std::abs(difference)))
+          << "entry (" << i << ", " << j << ")";
+    }
+  }
+}
+
+TEST(ReducedJacobian, MechanicalThroughTheKktSystem) {
+  auto m = Reduce(kDriven, AlgebraicMode::kSolve, true);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->jacobian_pattern().size(), 10u);  // rows q' = v: 2 entries; rows v': 2 × 4
+  ExpectJacobianMatchesDifferences(*m, 0.4, {0.6, 0.5, 0.2, -0.3});
+  m->SetBaumgarte(2.0, 3.0);
+  ExpectJacobianMatchesDifferences(*m, 0.1, {0.9, 0.1, 0.2, -0.3});
+}
+
+TEST(ReducedJacobian, PendulumOffTheManifold) {
+  auto m = Reduce(kPendulumSpec, AlgebraicMode::kSolve, true);
+  ASSERT_TRUE(m);
+  ExpectJacobianMatchesDifferences(*m, 0.0, {1.1, -2.2, 0.7, 0.3});
+}
+
+TEST(ReducedJacobian, Index2InBothAlgebraicModes) {
+  for (AlgebraicMode mode : {AlgebraicMode::kSolve, AlgebraicMode::kOde}) {
+    auto m = Reduce(kSpiral, mode, true);
+    ASSERT_TRUE(m);
+    std::vector<double> z = {0.3, 0.5};
+    if (mode == AlgebraicMode::kOde) z.push_back(-0.4);
+    ExpectJacobianMatchesDifferences(*m, 0.7, z);
+  }
+}
+
+TEST(ReducedJacobian, Index1InBothAlgebraicModesAndAPureOdeIsSparse) {
+  constexpr const char* kIndex1 = R"json({"name": "i1", "form": "index1",
+      "differential": ["x", "z"], "algebraic": ["y"], "rhs": ["1 - y", "x*(1 - y)"],
+      "constraints": ["y + y^3 - x^2 - x^6"]})json";
+  for (AlgebraicMode mode : {AlgebraicMode::kSolve, AlgebraicMode::kOde}) {
+    auto m = Reduce(kIndex1, mode, true);
+    ASSERT_TRUE(m);
+    std::vector<double> z = {0.5, 0.1};
+    if (mode == AlgebraicMode::kOde) z.push_back(0.3);
+    ExpectJacobianMatchesDifferences(*m, 0.0, z);
+  }
+  // Robertson's kinetics as an ODE: no stage unknowns, so the pattern lists exactly the
+  // symbolically non-zero entries of ∂f/∂y.
+  auto ode = Reduce(R"json({"name": "rober", "form": "index1",
+      "differential": ["y1", "y2", "y3"], "algebraic": [],
+      "rhs": ["-0.04*y1 + 1e4*y2*y3", "0.04*y1 - 1e4*y2*y3 - 3e7*y2^2", "3e7*y2^2"],
+      "constraints": []})json", AlgebraicMode::kSolve, true);
+  ASSERT_TRUE(ode);
+  EXPECT_EQ(ode->jacobian_pattern().size(), 7u);  // row 3 has ∂/∂y2 only
+  ExpectJacobianMatchesDifferences(*ode, 0.0, {1.0, 3e-5, 0.1});
+}
+
+TEST(ReducedJacobian, AbsentUnlessRequested) {
+  auto m = Reduce(kPendulumSpec);
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->jacobian_pattern().empty());
+  std::vector<double> values(16);
+  EXPECT_FALSE(m->Jacobian(0.0, std::vector<double>{1.0, 0.0, 0.0, 0.0}, values));
 }
 
 TEST(ReduceOptions, DefaultsAreValidAndBadValuesNamed) {

@@ -225,6 +225,9 @@ class Stepper {
   // and the caller must not project it again (a multistep method would have to restart at
   // order 1 from a state changed behind its back). Dense output is not projected.
   [[nodiscard]] virtual bool projects_internally() const { return false; }
+  // True while the method finds the problem stiff for itself: the explicit pairs apply Hairer's
+  // test of DOPRI5/DOP853 (embedded_runge_kutta.h). False for the other methods.
+  [[nodiscard]] virtual bool seems_stiff() const { return false; }
   [[nodiscard]] virtual std::unique_ptr<Stepper> Clone() const = 0;
   [[nodiscard]] virtual const StepperOptions& options() const = 0;
 

@@ -24,12 +24,25 @@
 //
 // Program inputs are [states in Model::states() order, t, parameters in Model order].
 //
+// The Jacobian ∂F/∂z of z' = F(t, z), for implicit steppers (ReduceOptions::jacobian). Every
+// form's F is φ(t, z, w) with stage unknowns w defined by G(t, z, w) = 0, G_w regular:
+//   mechanical:  w = (v', λ),  φ = (v, v'),
+//                G = [M v' − Φ_qᵀ λ − f;  Φ_q v' + a + 2αh + β²Φ]   (G_w is the KKT matrix);
+//   index, kSolve:  w = y,  φ = f,  G = c;
+//   index, kOde:    w = y', φ = (f, y'),  G = c_x f + c_y y' + c_t;
+// so by the implicit function theorem
+//   ∂F/∂z = φ_z − φ_w G_w⁻¹ G_z,
+// with φ_z, φ_w, G_z, G_w compiled symbolically (their structurally non-zero entries only) and
+// G_w⁻¹ G_z by one LU per evaluation. Entry (i, j) is structurally non-zero when φ_z's is or
+// when row i of φ_w and column j of G_z both are (G_w⁻¹ is taken as full).
+//
 // A ReducedModel is a value: copy it for another thread or a forked run (the symbolic
 // context is shared read-only; the compiled programs and the work memory are copied).
 // Rhs, Invariants, Mass, Outputs do not allocate.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,6 +70,9 @@ struct ReduceOptions {
   double newton_tolerance = 1e-12;
   // It fails after this many iterations, or as soon as the scaled residual grows. ≥ 1.
   int max_newton_iterations = 20;
+  // Compile ∂F/∂z (Jacobian()): needed by implicit steppers only, it costs a program of up to
+  // (N + |w|)² derivative entries.
+  bool jacobian = false;
 
   bool IsValid(std::string* why) const;
 };
@@ -147,6 +163,17 @@ class ReducedModel {
 
   [[nodiscard]] const EvalFailure& failure() const { return failure_; }
 
+  // The structurally non-zero entries (row, column) of ∂F/∂z, row-major order; empty unless
+  // built with ReduceOptions::jacobian.
+  struct Entry {
+    std::uint32_t row = 0;
+    std::uint32_t col = 0;
+  };
+  [[nodiscard]] std::span<const Entry> jacobian_pattern() const { return jacobian_pattern_; }
+  // values[k] ← ∂F_row/∂z_col (t, z) for entry k of jacobian_pattern(). Evaluates Rhs first
+  // (for w); false as Rhs, or when G_w is singular.
+  bool Jacobian(double t, std::span<const double> z, std::span<double> values);
+
  private:
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -160,6 +187,14 @@ class ReducedModel {
   std::vector<expr::Expr> BuildImplicitInvariants(expr::Context& context,
                                                   const std::vector<expr::Expr>& inputs);
   [[nodiscard]] std::vector<expr::Expr> ImportOutputs(expr::Context& context) const;
+  // F = φ(t, z, w) with G(t, z, w) = 0 (file comment), in symbols of the build context.
+  struct StageEquations {
+    std::vector<expr::Expr> z, w, phi, g;
+    std::vector<expr::Expr> extra_inputs;  // symbols after [states, t, parameters]: new w, α, β
+  };
+  void CompileJacobian(expr::Context& context, const std::vector<expr::Expr>& inputs,
+                       const StageEquations& equations);
+  void LoadJacobianInputs(std::span<const double> z, std::span<const double> zdot);
   void Allocate();
   void LoadState(double t, std::span<const double> state);
   void LoadZ(double t, std::span<const double> z);
@@ -217,6 +252,23 @@ class ReducedModel {
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   Eigen::VectorXd work_m_;
   Eigen::VectorXd solve_m_;
+
+  // ∂F/∂z (reduced_jacobian.cc): the program's outputs are the non-zero entries of φ_z, φ_w,
+  // G_z, G_w in that order, each block row-major, at their positions in jacobian_blocks_.
+  struct BlockEntry {
+    std::uint8_t block = 0;  // 0 φ_z, 1 φ_w, 2 G_z, 3 G_w
+    std::uint32_t row = 0;
+    std::uint32_t col = 0;
+  };
+  expr::Program jacobian_;
+  std::vector<BlockEntry> jacobian_blocks_;
+  std::vector<Entry> jacobian_pattern_;
+  std::size_t num_stage_unknowns_ = 0;  // |w|
+  std::vector<double> jacobian_in_;
+  std::vector<double> jacobian_out_;
+  std::vector<double> rhs_work_;
+  Eigen::MatrixXd phi_z_, phi_w_, g_z_, g_w_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> g_w_lu_;
 
   EvalFailure failure_;
 };

@@ -54,8 +54,17 @@ std::string_view MetricName(Metric m);          // "euclidean", "mass"
 bool ParseProjection(std::string_view name, Projection* out);
 bool ParseMetric(std::string_view name, Metric* out);
 
+// The names Options::method accepts: every stepper of integrate::StepperNames() ("euler",
+// "rk4", "dp5", "dop853", "bdf", "radau5") and kAutoMethod.
+std::span<const std::string_view> MethodNames();
+// "auto": dp5 while the problem is not stiff, radau5 while it is. dp5's stiffness test
+// (integrate::Stepper::seems_stiff) switches to radau5; every 10 radau5 steps, a step h with
+// h·‖∂F/∂z‖∞ ≤ ½·3.25 (half dp5's stability boundary, ‖·‖∞ bounding the spectral radius)
+// switches back. Each switch is a RunNotice.
+inline constexpr std::string_view kAutoMethod = "auto";
+
 struct Options {
-  // Stepper name, one of integrate::StepperNames(): "euler", "rk4", "dp5", "dop853".
+  // One of MethodNames().
   std::string method = "dp5";
   // Fixed-step methods: the step [s], > 0. Adaptive ones: first step tried [s], 0 = automatic.
   double step = 1e-3;
@@ -63,6 +72,10 @@ struct Options {
   // ≤ 1. rtol [1] in [1e-15, 1); atol [state units] > 0.
   double rtol = 1e-8;
   double atol = 1e-10;
+  // Per-variable absolute tolerances [the variable's unit], > 0, replacing `atol` for the state
+  // variables named (those the stepper advances: not the algebraic variables of algebraic mode
+  // kSolve, which are solved to the Newton tolerance inside every stage).
+  std::map<std::string, double> atol_by_variable;
   // Largest step [s]; 0 = unbounded.
   double max_step = 0.0;
   // Adaptive methods only: false runs them at the fixed step `step` with no error estimate
@@ -144,8 +157,19 @@ struct Warning {
   std::string message;  // "output 'energy' became NaN at t = 0.25"
 };
 
-// One emitted sample. `values`, `events` and `warnings` view internal buffers valid only
-// during the sink call.
+// Something a run noticed about itself, streamed as an event with the next sample.
+struct RunNotice {
+  enum class Kind {
+    kStiffnessDetected,  // an explicit method found the problem stiff (said once per run)
+    kMethodSwitched,     // method "auto" changed its stepper
+  };
+  Kind kind = Kind::kStiffnessDetected;
+  double t = 0.0;  // when [s]
+  std::string message;
+};
+
+// One emitted sample. `values`, `events`, `warnings` and `notices` view internal buffers valid
+// only during the sink call.
 struct Sample {
   std::uint64_t index = 0;  // 0 is the initial (consistent) state; consecutive, no gaps
   double t = 0.0;
@@ -157,6 +181,8 @@ struct Sample {
   std::span<const SwitchEvent> events;
   // First seen at this sample: an output that became NaN or ±inf (once per output and run).
   std::span<const Warning> warnings;
+  // Notices since the previous sample.
+  std::span<const RunNotice> notices;
 };
 
 enum class Termination {
@@ -196,6 +222,10 @@ struct Statistics {
   double max_residual_inequality = 0.0;
   std::uint64_t switches = 0;          // located switches (SwitchEvent)
   std::uint64_t non_finite_outputs = 0;  // outputs that became NaN or ±inf (one Warning each)
+  // Implicit methods (radau5, bdf); 0 for explicit ones.
+  std::uint64_t jacobian_evaluations = 0;  // ∂F/∂z, symbolic (or by differences)
+  std::uint64_t lu_factorizations = 0;     // of the Newton matrices
+  std::uint64_t newton_iterations = 0;     // of the stage solves
   double cpu_seconds = 0.0;            // thread CPU time spent in Advance
 };
 

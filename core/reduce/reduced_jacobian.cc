@@ -1,0 +1,135 @@
+// ∂F/∂z of the reduced ODE by the implicit function theorem (reduced_model.h): the symbolic
+// blocks φ_z, φ_w, G_z, G_w are compiled once; each evaluation solves G_w X = G_z by LU.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "tether/reduce/rank.h"
+#include "tether/reduce/reduced_model.h"
+
+namespace tether::reduce {
+namespace {
+
+using expr::Context;
+using expr::Expr;
+
+Eigen::Index Ix(std::size_t i) { return static_cast<Eigen::Index>(i); }
+
+std::string Num(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+}  // namespace
+
+void ReducedModel::CompileJacobian(Context& cx, const std::vector<Expr>& inputs,
+                                   const StageEquations& eq) {
+  const std::size_t big_n = eq.z.size();
+  const std::size_t nw = eq.w.size();
+  std::vector<Expr> outputs;
+  jacobian_blocks_.clear();
+  std::vector<bool> phi_w_row(big_n, false);
+  std::vector<bool> g_z_col(big_n, false);
+  std::vector<bool> phi_z_nonzero(big_n * big_n, false);
+  auto add_block = [&](std::uint8_t block, const std::vector<Expr>& rows,
+                       const std::vector<Expr>& cols) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      for (std::size_t j = 0; j < cols.size(); ++j) {
+        const Expr d = cx.Diff(rows[i], cols[j]);
+        if (cx.is_constant(d, 0.0)) continue;
+        outputs.push_back(d);
+        jacobian_blocks_.push_back(
+            {block, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
+        if (block == 0) phi_z_nonzero[i * big_n + j] = true;
+        if (block == 1) phi_w_row[i] = true;
+        if (block == 2) g_z_col[j] = true;
+      }
+    }
+  };
+  add_block(0, eq.phi, eq.z);
+  add_block(1, eq.phi, eq.w);
+  add_block(2, eq.g, eq.z);
+  add_block(3, eq.g, eq.w);
+
+  std::vector<Expr> all_inputs = inputs;
+  all_inputs.insert(all_inputs.end(), eq.extra_inputs.begin(), eq.extra_inputs.end());
+  jacobian_ = expr::Compile(cx, outputs, all_inputs);
+  jacobian_in_.assign(all_inputs.size(), 0.0);
+  jacobian_out_.assign(outputs.size(), 0.0);
+
+  jacobian_pattern_.clear();
+  for (std::size_t i = 0; i < big_n; ++i) {
+    for (std::size_t j = 0; j < big_n; ++j) {
+      if (phi_z_nonzero[i * big_n + j] || (phi_w_row[i] && g_z_col[j])) {
+        jacobian_pattern_.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
+      }
+    }
+  }
+  num_stage_unknowns_ = nw;
+  rhs_work_.assign(big_n, 0.0);
+  phi_z_.setZero(Ix(big_n), Ix(big_n));
+  phi_w_.setZero(Ix(big_n), Ix(nw));
+  g_z_.setZero(Ix(nw), Ix(big_n));
+  g_w_.setZero(Ix(nw), Ix(nw));
+  g_w_lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(Ix(nw));
+}
+
+// [states, t, parameters] as the other programs take them, then the values of the new stage
+// unknowns (mechanical: v' and λ, then α and β; kOde: y'), from z, Rhs's z' and auxiliary().
+void ReducedModel::LoadJacobianInputs(std::span<const double> z, std::span<const double> zdot) {
+  const std::size_t states = model_->num_states();
+  std::copy(in_.begin(), in_.begin() + Ix(states + 1 + model_->parameters.size()),
+            jacobian_in_.begin());
+  FullState(z, std::span<double>(jacobian_in_).first(states));
+  auto extra = jacobian_in_.begin() + Ix(states + 1 + model_->parameters.size());
+  if (model_->form == model::Form::kMechanical) {
+    extra = std::copy_n(zdot.begin() + Ix(n_), n_, extra);
+    extra = std::copy(aux_.begin(), aux_.end(), extra);
+    *extra++ = alpha_;
+    *extra = beta_;
+  } else if (options_.algebraic == AlgebraicMode::kOde) {
+    std::copy_n(zdot.begin() + Ix(n_), m_, extra);
+  }
+}
+
+bool ReducedModel::Jacobian(double t, std::span<const double> z, std::span<double> values) {
+  if (jacobian_in_.empty()) {
+    return Fail(EvalStatus::kSingular, "the reduced model was built without its Jacobian");
+  }
+  if (!Rhs(t, z, rhs_work_)) return false;
+  in_[model_->num_states()] = t;
+  LoadJacobianInputs(z, rhs_work_);
+  jacobian_.Evaluate(jacobian_in_, jacobian_out_);
+  if (!std::all_of(jacobian_out_.begin(), jacobian_out_.end(),
+                   [](double x) { return std::isfinite(x); })) {
+    return FailNonFinite(t, "the Jacobian of the right-hand side");
+  }
+  if (num_stage_unknowns_ == 0) {  // F = φ: the outputs are φ_z's entries in pattern order
+    std::copy(jacobian_out_.begin(), jacobian_out_.end(), values.begin());
+    return true;
+  }
+  phi_z_.setZero();
+  phi_w_.setZero();
+  g_z_.setZero();
+  g_w_.setZero();
+  Eigen::MatrixXd* const blocks[] = {&phi_z_, &phi_w_, &g_z_, &g_w_};
+  for (std::size_t k = 0; k < jacobian_blocks_.size(); ++k) {
+    const BlockEntry& e = jacobian_blocks_[k];
+    (*blocks[e.block])(e.row, e.col) = jacobian_out_[k];
+  }
+  g_w_lu_.compute(g_w_);
+  if (LuIsRankDeficient(g_w_lu_, RelativePivotThreshold(num_stage_unknowns_))) {
+    return Fail(EvalStatus::kSingular,
+                "the stage unknowns' Jacobian G_w is singular at t = " + Num(t) +
+                    " (the constraints are dependent there)");
+  }
+  phi_z_.noalias() -= phi_w_ * g_w_lu_.solve(g_z_);  // ∂F/∂z = φ_z − φ_w G_w⁻¹ G_z
+  for (std::size_t k = 0; k < jacobian_pattern_.size(); ++k) {
+    values[k] = phi_z_(jacobian_pattern_[k].row, jacobian_pattern_[k].col);
+  }
+  return true;
+}
+
+}  // namespace tether::reduce

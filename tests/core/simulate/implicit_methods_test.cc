@@ -1,0 +1,220 @@
+// The implicit methods (radau5, bdf) through Simulation: the reduced model's symbolic Jacobian
+// feeds them, every sample stays projected, and a stiff index-1 problem runs in few steps.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/simulate/pendulum_spec.h"
+#include "core/simulate/sim_helpers.h"
+#include "tether/simulate/simulation.h"
+
+namespace tether::testing {
+namespace {
+
+simulate::Setup PendulumSetup(const std::string& method, double rtol) {
+  simulate::Setup setup;
+  setup.model = Pendulum();
+  setup.options.method = method;
+  setup.options.rtol = rtol;
+  setup.options.atol = rtol;
+  setup.options.t_end = 2.0;
+  setup.options.output_interval = 0.1;
+  return setup;
+}
+
+std::vector<double> FinalValues(const simulate::Setup& setup, simulate::Statistics* stats) {
+  auto sim = CreateOrFail(setup);
+  if (!sim) return {};
+  simulate::Status status;
+  std::vector<Row> rows = RunAll(*sim, &status);
+  EXPECT_EQ(status.reason, simulate::Termination::kReachedEnd) << status.message;
+  // Every sample lies on both invariant levels to the projection's tolerance (1e-12, scaled by
+  // the invariants' natural size ℓ² = 6.25 and ℓ·|v| ≲ 25): 1e-10 absolute covers both.
+  for (const Row& row : rows) {
+    EXPECT_LE(row.residual_position, 1e-10) << "t = " << row.t;
+    EXPECT_LE(row.residual_velocity, 1e-10) << "t = " << row.t;
+  }
+  if (stats) *stats = sim->statistics();
+  return rows.empty() ? std::vector<double>{} : rows.back().values;
+}
+
+TEST(ImplicitMethods, PendulumAgreesWithAnAccurateExplicitRun) {
+  const std::vector<double> reference = FinalValues(PendulumSetup("dop853", 1e-13), nullptr);
+  ASSERT_FALSE(reference.empty());
+  for (const std::string method : {"radau5", "bdf"}) {
+    SCOPED_TRACE(method);
+    simulate::Statistics stats;
+    const std::vector<double> values = FinalValues(PendulumSetup(method, 1e-9), &stats);
+    ASSERT_EQ(values.size(), reference.size());
+    // Local errors of 1e-9 (relative to O(1) states) over a run of about one period sum to a
+    // global error of at most a few hundred times the tolerance for these methods; 1e-6 is
+    // that bound with the velocities' scale (|v| ≤ 7) folded in.
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(values[i], reference[i], 1e-6) << i;
+    EXPECT_GT(stats.jacobian_evaluations, 0u);
+    EXPECT_GT(stats.lu_factorizations, 0u);
+    EXPECT_GT(stats.newton_iterations, 0u);
+  }
+  simulate::Statistics explicit_stats;
+  FinalValues(PendulumSetup("dp5", 1e-9), &explicit_stats);
+  EXPECT_EQ(explicit_stats.jacobian_evaluations, 0u);
+  EXPECT_EQ(explicit_stats.lu_factorizations, 0u);
+}
+
+TEST(ImplicitMethods, Index1AnalyticSolutionInBothAlgebraicModes) {
+  for (const std::string method : {"radau5", "bdf"}) {
+    for (simulate::AlgebraicMode mode : {simulate::AlgebraicMode::kSolve, simulate::AlgebraicMode::kOde}) {
+      SCOPED_TRACE(method + (mode == simulate::AlgebraicMode::kOde ? " ode" : " solve"));
+      simulate::Setup setup;
+      setup.model = ParseOrDie(R"json({"name": "i1", "form": "index1",
+          "differential": ["x", "z"], "algebraic": ["y"], "rhs": ["1 - y", "x*(1 - y)"],
+          "constraints": ["y + y^3 - x^2 - x^6"], "initial": {"x": 0, "z": 0, "y": 0},
+          "outputs": {"x_error": "x - tanh(t)", "y_error": "y - tanh(t)^2"}})json");
+      setup.options.method = method;
+      setup.options.rtol = 1e-9;
+      setup.options.atol = 1e-9;
+      setup.options.t_end = 3.0;
+      setup.options.algebraic = mode;
+      auto sim = CreateOrFail(setup);
+      ASSERT_TRUE(sim);
+      simulate::Status status;
+      const std::vector<Row> rows = RunAll(*sim, &status);
+      ASSERT_EQ(status.reason, simulate::Termination::kReachedEnd) << status.message;
+      const std::size_t x_error = Column(*sim, "x_error");
+      const std::size_t y_error = Column(*sim, "y_error");
+      // x' = 1 − x² contracts (Lipschitz −2x ≤ 0 for x ≥ 0): global error ≤ Σ local errors ≈
+      // steps · 1e-9; a few hundred steps at most, so 1e-6.
+      for (const Row& row : rows) {
+        EXPECT_NEAR(row.values[x_error], 0.0, 1e-6) << "t = " << row.t;
+        EXPECT_NEAR(row.values[y_error], 0.0, 2e-6) << "t = " << row.t;  // y = x², |2x| ≤ 2
+      }
+    }
+  }
+}
+
+// Robertson's kinetics (Hairer & Wanner II, IV.10) as an index-1 DAE with the conservation law
+// as the constraint, to t = 4e10. Reference at 4e10: SciPy 1.10's Radau, LSODA and BDF on the
+// ODE form with its exact Jacobian at rtol = 1e-13, atol = 1e-26 agree to 1e-11 relative on
+// y1 = 5.2083451768527e-08 and 3e-11 on y2 = 2.0833381779468e-13 (LSODA's values below).
+TEST(ImplicitMethods, RobertsonToFourTimesTenToTheTenInFewSteps) {
+  simulate::Setup setup;
+  setup.model = ParseOrDie(R"json({"name": "robertson", "form": "index1",
+      "differential": ["y1", "y2"], "algebraic": ["y3"],
+      "rhs": ["-0.04*y1 + 1e4*y2*y3", "0.04*y1 - 1e4*y2*y3 - 3e7*y2^2"],
+      "constraints": ["y1 + y2 + y3 - 1"], "initial": {"y1": 1, "y2": 0, "y3": 0}})json");
+  setup.options.method = "radau5";
+  setup.options.rtol = 1e-10;
+  setup.options.atol = 1e-22;
+  setup.options.t_end = 4e10;
+  setup.options.output_interval = 0.0;  // one sample per step
+  auto sim = CreateOrFail(setup);
+  ASSERT_TRUE(sim);
+  simulate::Status status;
+  const std::vector<Row> rows = RunAll(*sim, &status);
+  ASSERT_EQ(status.reason, simulate::Termination::kReachedEnd) << status.message;
+  EXPECT_LT(sim->statistics().steps, 2000u);
+  for (const Row& row : rows) {  // the constraint is solved to the Newton tolerance, 1e-12
+    EXPECT_NEAR(row.values[0] + row.values[1] + row.values[2], 1.0, 1e-12) << "t = " << row.t;
+  }
+  const Row& last = rows.back();
+  EXPECT_EQ(last.t, 4e10);
+  EXPECT_NEAR(last.values[1], 2.0833381779468244e-13, 1e-6 * 2.0833381779468244e-13);
+  EXPECT_NEAR(last.values[0], 5.208345176852678e-08, 1e-6 * 5.208345176852678e-08);
+}
+
+// y' = −λ(t)(y − cos t) − sin t, y(0) = 1, has the solution y = cos t for every λ; λ rises
+// from 1 to 1e5 around t = 1 (and with `falls`, back to 1 around t = 2): smooth throughout, but
+// stiff for an explicit method once h·λ exceeds its stability boundary.
+simulate::Setup TurnsStiff(const std::string& method, bool falls) {
+  const std::string lambda = falls ? "1 + 5e4*(tanh(20*(t - 1)) - tanh(20*(t - 2)))"
+                                   : "1 + 5e4*(1 + tanh(20*(t - 1)))";
+  simulate::Setup setup;
+  setup.model = ParseOrDie(R"json({"name": "turns_stiff", "form": "index1",
+      "differential": ["y"], "algebraic": [], "constraints": [],
+      "rhs": ["-()json" + lambda + R"json()*(y - cos(t)) - sin(t)"],
+      "initial": {"y": 1}, "outputs": {"error": "y - cos(t)"}})json");
+  setup.options.method = method;
+  setup.options.rtol = 1e-8;
+  setup.options.atol = 1e-8;
+  // radau5 checks every 10 steps for a return to dp5; its steps reach ~0.1 once λ ≈ 1.
+  setup.options.t_end = falls ? 6.0 : 3.0;
+  setup.options.output_interval = 0.01;
+  return setup;
+}
+
+struct NoticedRun {
+  std::vector<simulate::RunNotice> notices;
+  std::vector<Row> rows;
+  simulate::Statistics statistics;
+};
+
+NoticedRun RunNoticing(const simulate::Setup& setup) {
+  NoticedRun run;
+  auto sim = CreateOrFail(setup);
+  if (!sim) return run;
+  const auto collect = Collect(&run.rows);
+  const simulate::Status status =
+      sim->Advance(std::size_t{1} << 30, [&](const simulate::Sample& s) {
+        run.notices.insert(run.notices.end(), s.notices.begin(), s.notices.end());
+        collect(s);
+      });
+  EXPECT_EQ(status.reason, simulate::Termination::kReachedEnd) << status.message;
+  run.statistics = sim->statistics();
+  return run;
+}
+
+TEST(Stiffness, ExplicitMethodsSayOnceWhenTheProblemTurnsStiff) {
+  for (const std::string method : {"dp5", "dop853"}) {
+    SCOPED_TRACE(method);
+    const NoticedRun run = RunNoticing(TurnsStiff(method, false));
+    ASSERT_EQ(run.notices.size(), 1u);
+    EXPECT_EQ(run.notices[0].kind, simulate::RunNotice::Kind::kStiffnessDetected);
+    // λ passes the boundaries' 3.25/h and 6.1/h for the steps accuracy allows (h ≳ 1e-2)
+    // between t = 0.8 (λ ≈ 2e3) and 1.2; 15 steps later the test fires.
+    EXPECT_GT(run.notices[0].t, 0.8);
+    EXPECT_LT(run.notices[0].t, 1.5);
+    EXPECT_NE(run.notices[0].message.find("method radau5 or bdf will be faster"), std::string::npos)
+        << run.notices[0].message;
+  }
+  EXPECT_TRUE(RunNoticing(TurnsStiff("radau5", false)).notices.empty());
+}
+
+TEST(Stiffness, AutoSwitchesToRadau5AndBack) {
+  const NoticedRun explicit_run = RunNoticing(TurnsStiff("dp5", true));
+  const NoticedRun run = RunNoticing(TurnsStiff("auto", true));
+  ASSERT_EQ(run.notices.size(), 2u);
+  EXPECT_EQ(run.notices[0].kind, simulate::RunNotice::Kind::kMethodSwitched);
+  EXPECT_NE(run.notices[0].message.find("from dp5 to radau5"), std::string::npos);
+  EXPECT_GT(run.notices[0].t, 0.8);
+  EXPECT_LT(run.notices[0].t, 1.5);
+  EXPECT_NE(run.notices[1].message.find("from radau5 to dp5"), std::string::npos);
+  EXPECT_GT(run.notices[1].t, 1.9);  // λ ≈ 1e5 until t ≈ 1.9
+  // dp5 needs h ≤ 3.25/1e5 for a unit of time; radau5 steps by accuracy alone.
+  EXPECT_LT(run.statistics.steps * 10, explicit_run.statistics.steps);
+  // auto is as accurate as the less accurate of its two methods run alone (radau5, like
+  // Hairer's code, ends less accurate than dp5 at the same rtol): each keeps its local error
+  // below the same tolerances, and a switch restarts a stepper from an accepted state. The
+  // global errors of different step sequences may differ by their accumulation; a factor 10
+  // bounds that.
+  auto worst = [](const NoticedRun& r) {
+    double w = 0.0;
+    const std::size_t error = r.rows.empty() ? 0 : r.rows[0].values.size() - 1;
+    for (const Row& row : r.rows) w = std::max(w, std::abs(row.values[error]));
+    return w;
+  };
+  const double alone = std::max(worst(explicit_run), worst(RunNoticing(TurnsStiff("radau5", true))));
+  EXPECT_LE(worst(run), 10 * alone);
+}
+
+TEST(ImplicitMethods, BdfHasNoFixedStepMode) {
+  simulate::Setup setup = PendulumSetup("bdf", 1e-8);
+  setup.options.error_control = false;
+  simulate::CreateResult created = simulate::Simulation::Create(setup);
+  ASSERT_EQ(created.problems.size(), 1u);
+  EXPECT_EQ(created.problems[0].path, "options.error_control");
+  EXPECT_EQ(created.problems[0].message, "method bdf has no fixed-step mode: it needs error control on");
+}
+
+}  // namespace
+}  // namespace tether::testing
