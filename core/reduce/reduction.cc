@@ -238,23 +238,7 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
   Append(&stage, JacobianOf(cx, c, x));
   Append(&stage, JacobianOf(cx, c, y));
   Append(&stage, Diffs(cx, c, t));
-  if (model.form == model::Form::kImplicit) {
-    Compile(cx, inputs, stage, BuildImplicitInvariants(cx, inputs), {}, ImportOutputs(cx));
-    return;
-  }
-
-  std::vector<Expr> invariants = g;
-  if (index1) {
-    Append(&invariants, g_x);
-    Append(&invariants, g_y);
-  } else {
-    Append(&invariants, h);
-    Append(&invariants, g_x);
-    Append(&invariants, JacobianOf(cx, h, x));
-    Append(&invariants, JacobianOf(cx, h, y));
-  }
-  Compile(cx, inputs, stage, invariants, {}, ImportOutputs(cx));
-  if (options_.jacobian) {
+  if (options_.jacobian) {  // the implicit form's z, w, φ, G are x, y, f, c too
     StageEquations eq;
     eq.phi = f;
     if (ode) {  // z = (x, y), w = y', G = c_x f + c_y y' + c_t
@@ -275,6 +259,22 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
     }
     CompileJacobian(cx, inputs, eq);
   }
+  if (model.form == model::Form::kImplicit) {
+    Compile(cx, inputs, stage, BuildImplicitInvariants(cx, inputs), {}, ImportOutputs(cx));
+    return;
+  }
+
+  std::vector<Expr> invariants = g;
+  if (index1) {
+    Append(&invariants, g_x);
+    Append(&invariants, g_y);
+  } else {
+    Append(&invariants, h);
+    Append(&invariants, g_x);
+    Append(&invariants, JacobianOf(cx, h, x));
+    Append(&invariants, JacobianOf(cx, h, y));
+  }
+  Compile(cx, inputs, stage, invariants, {}, ImportOutputs(cx));
 
   ode_size_ = ode ? nx + m : nx;
   if (index1) {

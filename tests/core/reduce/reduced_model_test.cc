@@ -253,6 +253,19 @@ TEST(ReducedJacobian, Index1InBothAlgebraicModesAndAPureOdeIsSparse) {
   ExpectJacobianMatchesDifferences(*ode, 0.0, {1.0, 3e-5, 0.1});
 }
 
+TEST(ReducedJacobian, ImplicitFormThroughItsStageEquations) {
+  auto m = Reduce(R"json({"name": "pendulum_implicit", "form": "implicit",
+      "parameters": {"m": 1.0, "l": 1.0, "g": 9.81}, "variables": ["x", "y", "u", "v", "lam"],
+      "equations": ["der(x) = u", "der(y) = v", "m*der(u) = 2*x*lam",
+                    "m*der(v) = -m*g + 2*y*lam", "x^2 + y^2 = l^2"]})json",
+                  AlgebraicMode::kSolve, true);
+  ASSERT_TRUE(m);
+  ASSERT_FALSE(m->jacobian_pattern().empty());
+  std::vector<double> z(m->ode_size(), 0.0);
+  for (std::size_t i = 0; i < z.size(); ++i) z[i] = 0.3 + 0.1 * static_cast<double>(i);
+  ExpectJacobianMatchesDifferences(*m, 0.0, z);
+}
+
 TEST(ReducedJacobian, AbsentUnlessRequested) {
   auto m = Reduce(kPendulumSpec);
   ASSERT_TRUE(m);

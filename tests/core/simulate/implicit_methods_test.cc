@@ -62,6 +62,29 @@ TEST(ImplicitMethods, PendulumAgreesWithAnAccurateExplicitRun) {
   EXPECT_EQ(explicit_stats.lu_factorizations, 0u);
 }
 
+TEST(ImplicitMethods, ImplicitFormPendulumAgreesWithAnAccurateExplicitRun) {
+  auto setup_for = [](const std::string& method, double rtol) {
+    simulate::Setup setup = PendulumSetup(method, rtol);
+    setup.model = ParseOrDie(R"json({"name": "pendulum_implicit", "form": "implicit",
+        "parameters": {"m": 1.0, "l": 1.0, "g": 9.81}, "variables": ["x", "y", "u", "v", "lam"],
+        "equations": ["der(x) = u", "der(y) = v", "m*der(u) = 2*x*lam",
+                      "m*der(v) = -m*g + 2*y*lam", "x^2 + y^2 = l^2"],
+        "initial": {"x": 0.6, "y": -0.8, "u": 0, "v": 0, "lam": 0}})json");
+    return setup;
+  };
+  const std::vector<double> reference = FinalValues(setup_for("dop853", 1e-13), nullptr);
+  ASSERT_FALSE(reference.empty());
+  for (const std::string method : {"radau5", "bdf"}) {
+    SCOPED_TRACE(method);
+    simulate::Statistics stats;
+    const std::vector<double> values = FinalValues(setup_for(method, 1e-9), &stats);
+    ASSERT_EQ(values.size(), reference.size());
+    // As for the mechanical pendulum above (ℓ = 1 here: states and velocities ≤ 4.5).
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(values[i], reference[i], 1e-6) << i;
+    EXPECT_GT(stats.jacobian_evaluations, 0u);
+  }
+}
+
 TEST(ImplicitMethods, Index1AnalyticSolutionInBothAlgebraicModes) {
   for (const std::string method : {"radau5", "bdf"}) {
     for (simulate::AlgebraicMode mode : {simulate::AlgebraicMode::kSolve, simulate::AlgebraicMode::kOde}) {
