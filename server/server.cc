@@ -73,6 +73,10 @@ bool LoadModelsDir(model::ModelRegistry* registry, const std::string& dir, std::
 
 }  // namespace
 
+std::vector<std::string> HealthServiceNames() {
+  return {"", std::string(v1::SimulationService::service_full_name())};
+}
+
 bool ServerConfig::IsValid(std::string* why) const {
   return Check(max_sessions >= 1, "max_sessions", std::to_string(max_sessions), ">= 1", why) &&
          Check(max_streams >= 1, "max_streams", std::to_string(max_streams), ">= 1", why) &&
@@ -175,7 +179,7 @@ std::unique_ptr<Server> Server::Start(const ServerConfig& config, std::string* e
     return nullptr;
   }
   if (grpc::HealthCheckServiceInterface* health = impl->server->GetHealthCheckService()) {
-    health->SetServingStatus(true);
+    for (const std::string& name : HealthServiceNames()) health->SetServingStatus(name, true);
   }
   impl->janitor = std::thread([raw = impl.get()] { raw->Janitor(); });
   return std::unique_ptr<Server>(new Server(std::move(impl)));
@@ -194,6 +198,7 @@ void Server::Shutdown(std::chrono::milliseconds grace) {
     impl_->shutdown_started = true;
   }
   impl_->state.draining.store(true);
+  // SetServingStatus(bool) sets every name registered above at once.
   if (grpc::HealthCheckServiceInterface* health = impl_->server->GetHealthCheckService()) {
     health->SetServingStatus(false);
   }

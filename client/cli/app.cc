@@ -192,6 +192,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   sessions_delete->add_option("SESSION", session_name, "Session name or id")->required();
   CLI::App* health = app.add_subcommand(
       "health", std::string("Exit 0 iff the server is SERVING (default ") + kDefaultServer + ")");
+  std::string health_service;
+  health->add_option("--service", health_service,
+                     "grpc.health.v1 service name to ask for (\"\" = the whole server; the "
+                     "server also serves tether.v1.SimulationService)");
 
   try {
     app.parse(argc, argv);
@@ -226,7 +230,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     run_options.progress = StderrIsTerminal();
     return RunCommand(connection->client(), run_options, out, err);
   }
-  if (health->parsed()) return HealthCommand(*connection, out, err);
+  if (health->parsed()) return HealthCommand(*connection, health_service, out, err);
   if (sessions_show->parsed()) return SessionsShowCommand(*connection, session_name, out, err);
   if (sessions_delete->parsed()) return SessionsDeleteCommand(*connection, session_name, out, err);
   (void)sessions_list;

@@ -69,8 +69,9 @@ int SessionsDeleteCommand(Connection& connection, const std::string& session, st
   return kExitOk;
 }
 
-int HealthCommand(Connection& connection, std::ostream& out, std::ostream& err) {
-  auto status = connection.client().Health();
+int HealthCommand(Connection& connection, const std::string& service, std::ostream& out,
+                  std::ostream& err) {
+  auto status = connection.client().Health(service);
   if (!status.ok()) {
     ReportError(err, "health (" + connection.description() + ")", status.error());
     return kExitServerUnreachable;

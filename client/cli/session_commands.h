@@ -15,6 +15,7 @@ int SessionsDeleteCommand(Connection& connection, const std::string& session, st
                           std::ostream& err);
 // Prints the serving status; kExitOk iff SERVING, kExitServerUnreachable otherwise (the
 // Docker HEALTHCHECK's contract: zero means healthy).
-int HealthCommand(Connection& connection, std::ostream& out, std::ostream& err);
+int HealthCommand(Connection& connection, const std::string& service, std::ostream& out,
+                  std::ostream& err);
 
 }  // namespace tether::cli

@@ -16,6 +16,10 @@ Each subcommand is one ctest test (tests/deploy/CMakeLists.txt):
       consistent hashing on the header deploy/README.md documents (Envoy is not installed here).
   compose SOURCE_DIR
       deploy/compose.yaml runs the server as the manifests do and `tether sweep` over its replicas.
+  health_names SOURCE_DIR SERVER_BIN CLIENT_BIN
+      Every grpc.health.v1 service name the files in deploy/ ask for (Kubernetes gRPC probes,
+      Envoy's grpc_health_check, compose health checks, and the image's HEALTHCHECK that
+      compose relies on) is SERVING on a real tether-server; a name none of them uses is not.
   server SOURCE_DIR SERVER_BIN CLIENT_BIN
       The built tether-server starts with the Deployment's arguments (on a free loopback port)
       and a models dir laid out as a ConfigMap volume is (links into ..data), the image's
@@ -778,11 +782,118 @@ def check_server(source_dir, server_bin, client_bin):
     return problems.finish("server")
 
 
+# ---------------------------------------------------------------------------------- health names
+
+
+def health_names_in(node, where, found):
+    """Appends (name, where) for every health check in a parsed YAML tree: a Kubernetes probe's
+    `grpc` (service absent = ""), Envoy's `grpc_health_check` (service_name absent = ""), a
+    compose `healthcheck.test` running `tether health`; YAML text embedded in a string (a
+    ConfigMap's data) is parsed and searched too."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            here = f"{where}.{key}"
+            if key == "grpc" and isinstance(value, dict) and "port" in value:
+                found.append((value.get("service", ""), here))
+            elif key == "grpc_health_check" and isinstance(value, dict):
+                found.append((value.get("service_name", ""), here))
+            elif key == "healthcheck" and isinstance(value, dict) and "test" in value:
+                test = value["test"]
+                words = test if isinstance(test, list) else shlex.split(str(test))
+                name = tether_health_service(words)
+                if name is not None:
+                    found.append((name, here))
+            else:
+                health_names_in(value, here, found)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            health_names_in(value, f"{where}[{i}]", found)
+    elif isinstance(node, str) and "grpc_health_check" in node:
+        try:
+            embedded = list(yaml.safe_load_all(node))
+        except yaml.YAMLError:
+            return
+        health_names_in(embedded, where, found)
+
+
+def tether_health_service(words):
+    """The service a `tether health [--service NAME]` command asks for ("" without --service);
+    None if `words` is not such a command."""
+    words = [w for w in words if w not in ("CMD", "CMD-SHELL")]
+    if len(words) < 2 or os.path.basename(words[0]) != "tether" or words[1] != "health":
+        return None
+    return flag_values(words[2:]).get("--service", "")
+
+
+def check_health_names(source_dir, server_bin, client_bin):
+    problems = Problems()
+    for binary in (server_bin, client_bin):
+        problems.check(binary and os.path.isfile(binary), f"built binary '{binary}' not found: "
+                       "build tether-server and tether before this test")
+    if problems.items:
+        return problems.finish("health_names")
+    found = []
+    deploy_dir = os.path.join(source_dir, "deploy")
+    for root, _, files in os.walk(deploy_dir):
+        for name in sorted(files):
+            if not name.endswith((".yaml", ".yml")):
+                continue
+            path = os.path.join(root, name)
+            relative = os.path.relpath(path, source_dir)
+            health_names_in(list(yaml.safe_load_all(read(path))), relative, found)
+    _, stages, _ = parse_dockerfile(read(os.path.join(source_dir, "Dockerfile")))
+    health = next((i.rest for i in stages.get("runtime", []) if i.keyword == "HEALTHCHECK"), "")
+    if "CMD" in health:
+        name = tether_health_service(yaml.safe_load(health[health.index("CMD") + 3:].strip()))
+        if name is not None:
+            found.append((name, "Dockerfile HEALTHCHECK (compose's health check)"))
+    names = sorted({name for name, _ in found})
+    # The files are known to ask for both; finding fewer means the search above broke.
+    for expected in ("", SERVICE_NAME):
+        problems.check(expected in names, f"no health check in deploy/ asks for '{expected}'; "
+                       f"found {found}")
+
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory(prefix="tether-health-") as scratch:
+        log_path = os.path.join(scratch, "server.log")
+        with open(log_path, "w") as log:
+            server = subprocess.Popen([server_bin, f"--listen={address}", "--quiet"], stdout=log,
+                                      stderr=subprocess.STDOUT)
+        try:
+            if not problems.check(wait_for_port(port, server, 15),
+                                  f"tether-server did not listen within 15 s (exit "
+                                  f"{server.poll()}): {read(log_path).strip()[-2000:]}"):
+                return problems.finish("health_names")
+            for name in names:
+                where = ", ".join(w for n, w in found if n == name)
+                command = [client_bin, "health", "--server", address, "--service", name]
+                result = subprocess.run(command, capture_output=True, text=True, timeout=20)
+                problems.check(result.returncode == 0 and result.stdout.strip() == "SERVING",
+                               f"health of '{name}' (asked by {where}): exit {result.returncode}, "
+                               f"{(result.stdout + result.stderr).strip()}")
+            # A name no file uses is refused, so the names above are served on purpose.
+            unknown = "tether.v1.NoSuchService"
+            result = subprocess.run([client_bin, "health", "--server", address, "--service",
+                                     unknown], capture_output=True, text=True, timeout=20)
+            problems.check(result.returncode != 0, f"health of '{unknown}' exited 0: "
+                           f"{result.stdout.strip()}")
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+    print(f"health_names: asked {len(names)} name(s) from {len(found)} health check(s): "
+          + ", ".join(f"'{n}'" for n in names))
+    return problems.finish("health_names")
+
 
 def main(argv):
     usage = ("usage: check_deploy.py dockerfile SOURCE_DIR [SERVER_BIN CLIENT_BIN] | "
              "manifests SOURCE_DIR RENDERED.yaml | envoy SOURCE_DIR | compose SOURCE_DIR | "
-             "server SOURCE_DIR SERVER_BIN CLIENT_BIN")
+             "health_names SOURCE_DIR SERVER_BIN CLIENT_BIN | server SOURCE_DIR SERVER_BIN CLIENT_BIN")
     if len(argv) < 3:
         print(usage, file=sys.stderr)
         return 2
@@ -795,6 +906,8 @@ def main(argv):
         return check_envoy(source_dir)
     if command == "compose" and not rest:
         return check_compose(source_dir)
+    if command == "health_names" and len(rest) == 2:
+        return check_health_names(source_dir, *rest)
     if command == "server" and len(rest) == 2:
         return check_server(source_dir, *rest)
     print(usage, file=sys.stderr)

@@ -682,7 +682,11 @@ TEST_F(ServiceTest, RealtimePacingFollowsTheWallClock) {
 
 TEST_F(ServiceTest, HealthIsServingAndTurnsNotServingOnShutdown) {
   const auto channel = server_->InProcessChannel();
+  const std::string kService = "tether.v1.SimulationService";
   EXPECT_EQ(HealthStatus(channel), 1);
+  EXPECT_EQ(HealthStatus(channel, kService), 1);
+  // A name no manifest uses stays unknown (NOT_FOUND), so the two above are served on purpose.
+  EXPECT_EQ(HealthStatus(channel, "tether.v1.NoSuchService"), -1);
   MustCreate("pendulum", "draining", 1.0);
   v1::StreamStatesRequest request;
   request.set_name("sessions/draining");
@@ -701,6 +705,8 @@ TEST_F(ServiceTest, HealthIsServingAndTurnsNotServingOnShutdown) {
     health = HealthStatus(channel);
   }
   EXPECT_EQ(health, 2);
+  // Both names flip together: Shutdown sets every registered name in one call.
+  EXPECT_EQ(HealthStatus(channel, kService), 2);
   v1::CreateSessionRequest create;
   create.set_model("pendulum");
   v1::Session session;

@@ -4,95 +4,23 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "test_support.h"
 
 namespace tether::server::testing {
 namespace {
 
-class ServerProcess {
- public:
-  // Starts tether-server on 127.0.0.1 port 0; its stderr goes to a file read for the port.
-  explicit ServerProcess(std::chrono::milliseconds grace) {
-    log_ = ::testing::TempDir() + "tether_server_" + std::to_string(::getpid()) + ".log";
-    const std::string grace_text = std::to_string(grace.count());
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a crashed test
-      std::FILE* err = std::freopen(log_.c_str(), "w", stderr);
-      (void)err;
-      ::execl(TETHER_SERVER_BINARY, TETHER_SERVER_BINARY, "--listen", "127.0.0.1:0",
-              "--drain-grace", grace_text.c_str(), "--worker-threads", "2",
-              static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-  }
-  ~ServerProcess() {
-    if (pid_ > 0 && !exited_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-
-  // The port from the {"event":"serving","port":N} line; 0 if none within 10 s.
-  int WaitForPort() {
-    for (int i = 0; i < 1000; ++i) {
-      std::ifstream in(log_);
-      std::string line;
-      while (std::getline(in, line)) {
-        const auto json = nlohmann::json::parse(line, nullptr, false);
-        if (json.is_object() && json.value("event", "") == "serving") return json.value("port", 0);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return 0;
-  }
-
-  // Exit code, or -1 if the process did not exit within `limit` (it is then killed).
-  int WaitForExit(std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        exited_ = true;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return -1;
-  }
-
-  void Signal(int number) { ::kill(pid_, number); }
-  std::string Log() const {
-    std::ifstream in(log_);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
- private:
-  std::string log_;
-  pid_t pid_ = -1;
-  bool exited_ = false;
-};
-
 TEST(ShutdownTest, SigtermDrainsOpenStreamsAndExitsZero) {
-  ServerProcess process(std::chrono::milliseconds(800));
+  ServerProcess process(TETHER_SERVER_BINARY, {"--drain-grace", "800"});
   const int port = process.WaitForPort();
   ASSERT_GT(port, 0) << process.Log();
   auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
                                      grpc::InsecureChannelCredentials());
   auto stub = v1::SimulationService::NewStub(channel);
   EXPECT_EQ(HealthStatus(channel), 1);
+  EXPECT_EQ(HealthStatus(channel, "tether.v1.SimulationService"), 1);
 
   constexpr int kStreams = 3;
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
@@ -134,6 +62,7 @@ TEST(ShutdownTest, SigtermDrainsOpenStreamsAndExitsZero) {
     health = HealthStatus(channel);
   }
   EXPECT_EQ(health, 2);
+  EXPECT_EQ(HealthStatus(channel, "tether.v1.SimulationService"), 2);
 
   for (std::thread& t : drains) t.join();
   for (const grpc::Status& status : statuses) {
@@ -149,7 +78,8 @@ TEST(ShutdownTest, SigintWithoutStreamsExitsZeroAtOnce) {
   // sit out its grace, without a tight wall-clock bound that a loaded machine could break.
   constexpr auto kGrace = std::chrono::milliseconds(120000);
   constexpr auto kWait = std::chrono::seconds(30);
-  ServerProcess process(kGrace);
+  ServerProcess process(TETHER_SERVER_BINARY,
+                        {"--drain-grace", std::to_string(kGrace.count())});
   ASSERT_GT(process.WaitForPort(), 0) << process.Log();
   process.Signal(SIGINT);
   EXPECT_EQ(process.WaitForExit(kWait), 0) << process.Log();

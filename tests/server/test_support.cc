@@ -1,19 +1,37 @@
 #include "test_support.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <future>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include <grpcpp/generic/generic_stub.h>
 
 namespace tether::server::testing {
 
-int HealthStatus(const std::shared_ptr<grpc::Channel>& channel) {
+int HealthStatus(const std::shared_ptr<grpc::Channel>& channel, const std::string& service) {
   grpc::GenericStub stub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  // HealthCheckRequest{service: ""} encodes to zero bytes; a default ByteBuffer is not a
-  // message at all, so it holds one empty slice.
-  grpc::Slice empty_slice("");
-  grpc::ByteBuffer request(&empty_slice, 1);
+  // HealthCheckRequest{service}: field 1, length-delimited (tag 0x0a, a one-byte length for
+  // names under 128 bytes, the bytes); service "" encodes to zero bytes. A default ByteBuffer
+  // is not a message at all, so the request always holds one slice.
+  EXPECT_LT(service.size(), 128U) << "HealthStatus encodes one-byte lengths only";
+  std::string encoded;
+  if (!service.empty()) {
+    encoded.push_back(0x0a);
+    encoded.push_back(static_cast<char>(service.size()));
+    encoded += service;
+  }
+  grpc::Slice request_slice(encoded);
+  grpc::ByteBuffer request(&request_slice, 1);
   grpc::ByteBuffer response;
   std::promise<grpc::Status> done;
   stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
@@ -27,6 +45,77 @@ int HealthStatus(const std::shared_ptr<grpc::Channel>& channel) {
   // Field 1, varint: tag byte 0x08 then the value; an absent field is UNKNOWN = 0.
   if (bytes.size() >= 2 && bytes[0] == 0x08) return bytes[1];
   return 0;
+}
+
+ServerProcess::ServerProcess(const std::string& binary, const std::vector<std::string>& args) {
+  static int started = 0;
+  log_ = ::testing::TempDir() + "tether_server_" + std::to_string(::getpid()) + "_" +
+         std::to_string(started++) + ".log";
+  std::vector<std::string> argv = {binary, "--listen", "127.0.0.1:0", "--worker-threads", "2"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a crashed test
+    std::FILE* err = std::freopen(log_.c_str(), "w", stderr);
+    (void)err;
+    std::vector<char*> pointers;
+    for (std::string& a : argv) pointers.push_back(a.data());
+    pointers.push_back(nullptr);
+    ::execv(binary.c_str(), pointers.data());
+    ::_exit(127);
+  }
+}
+
+ServerProcess::~ServerProcess() {
+  if (pid_ > 0 && !exited_) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+}
+
+int ServerProcess::WaitForPort() {
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream in(log_);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto json = nlohmann::json::parse(line, nullptr, false);
+      if (json.is_object() && json.value("event", "") == "serving") return json.value("port", 0);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
+int ServerProcess::WaitForExit(std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      exited_ = true;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+
+void ServerProcess::Signal(int number) { ::kill(pid_, number); }
+
+std::string ServerProcess::Log() const {
+  std::ifstream in(log_);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int ServerProcess::OpenFileDescriptors() const {
+  std::error_code ec;
+  int count = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++count;
+  }
+  return ec ? -1 : count;
 }
 
 }  // namespace tether::server::testing

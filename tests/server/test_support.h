@@ -203,9 +203,36 @@ class ServerFixture : public ::testing::Test {
   std::unique_ptr<v1::SimulationService::Stub> stub_;
 };
 
-// grpc.health.v1.Health/Check through the generic stub (the health protos are not ours to
-// compile into the test): request {} is empty; response field 1 is the status enum.
-// Returns 1 SERVING, 2 NOT_SERVING, -1 on an RPC error.
-int HealthStatus(const std::shared_ptr<grpc::Channel>& channel);
+// grpc.health.v1.Health/Check for `service` through the generic stub (the health protos are
+// not ours to compile into the test): request field 1 is the service name; response field 1
+// is the status enum. Returns 1 SERVING, 2 NOT_SERVING, -1 on an RPC error (NOT_FOUND for a
+// name the server does not know).
+int HealthStatus(const std::shared_ptr<grpc::Channel>& channel, const std::string& service = "");
+
+// A real tether-server process on 127.0.0.1 port 0 with 2 worker threads and `args` added;
+// its stderr goes to a file read for the port. Killed (SIGKILL) at destruction if still running,
+// and with the test process if that dies.
+class ServerProcess {
+ public:
+  ServerProcess(const std::string& binary, const std::vector<std::string>& args);
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  // The port from the {"event":"serving","port":N} line; 0 if none within 10 s.
+  int WaitForPort();
+  // Exit code, or -1 if the process did not exit within `limit`.
+  int WaitForExit(std::chrono::milliseconds limit);
+  void Signal(int number);
+  [[nodiscard]] std::string Log() const;
+  [[nodiscard]] int pid() const { return pid_; }
+  // Open file descriptors of the process (entries of /proc/<pid>/fd); -1 if unreadable.
+  [[nodiscard]] int OpenFileDescriptors() const;
+
+ private:
+  std::string log_;
+  int pid_ = -1;
+  bool exited_ = false;
+};
 
 }  // namespace tether::server::testing

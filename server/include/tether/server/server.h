@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/channel.h>
 
@@ -78,6 +79,12 @@ struct ServerMetrics {
   std::size_t replay_bytes_held = 0;  // bytes of all sessions' replay histories [B]
 };
 
+// The service names grpc.health.v1.Health/Check answers: "" (the whole server, what a probe
+// without a service asks) and tether.v1.SimulationService (what the readiness probe and the
+// proxy's health check ask). All report SERVING while the server runs and turn NOT_SERVING
+// together when Shutdown starts; any other name is NOT_FOUND.
+std::vector<std::string> HealthServiceNames();
+
 class Server {
  public:
   // Registers the catalog and models_dir, binds `listen`, starts the worker pool. nullptr and
@@ -91,8 +98,9 @@ class Server {
   std::shared_ptr<grpc::Channel> InProcessChannel();
   // The bound TCP port; 0 if in-process only.
   [[nodiscard]] int port() const;
-  // Drains: health NOT_SERVING, new sessions and streams refused (UNAVAILABLE), open streams
-  // may run on for ≤ grace, then are cancelled (UNAVAILABLE). Idempotent.
+  // Drains: health NOT_SERVING (every HealthServiceNames() name), new sessions and streams
+  // refused (UNAVAILABLE), open streams may run on for ≤ grace, then are cancelled
+  // (UNAVAILABLE). Idempotent.
   void Shutdown(std::chrono::milliseconds grace);
   // Blocks until Shutdown completed.
   void Wait();
