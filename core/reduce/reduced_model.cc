@@ -210,6 +210,7 @@ bool ReducedModel::Rhs(double t, std::span<const double> z, std::span<double> zd
 bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<double> zdot) {
   LoadZ(t, z);
   stage_.Evaluate(in_, stage_out_);
+  ++stage_evaluations_;
   if (!AllFinite(stage_out_)) return FailNonFinite(t, "the mass matrix, forces or constraints");
   const std::size_t n = n_;
   const std::size_t m = m_;
@@ -280,6 +281,7 @@ bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span
     std::copy(y.begin(), y.end(), in_.begin() + Ix(nx));
     in_[nx + m] = t;
     stage_.Evaluate(in_, stage_out_);
+    ++stage_evaluations_;
     if (!AllFinite(stage_out_)) return FailNonFinite(t, "the right-hand side or constraints");
     const double* out = stage_out_.data();
     const ConstVecMap c(out + nx, Ix(m));
@@ -315,6 +317,14 @@ bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span
   }
 }
 
+bool ReducedModel::SolveAlgebraicPart(double t, std::span<double> z) {
+  if (options_.algebraic != AlgebraicMode::kStage || m_ == 0) return true;
+  const std::span<double> y = z.subspan(n_, m_);
+  if (!SolveAlgebraic(t, z.first(n_), y, nullptr)) return false;
+  std::copy(y.begin(), y.end(), aux_.begin());
+  return true;
+}
+
 bool ReducedModel::RhsIndex(double t, std::span<const double> z, std::span<double> zdot) {
   const std::size_t nx = n_;
   const std::size_t m = m_;
@@ -325,8 +335,14 @@ bool ReducedModel::RhsIndex(double t, std::span<const double> z, std::span<doubl
   }
   LoadZ(t, z);
   stage_.Evaluate(in_, stage_out_);
+  ++stage_evaluations_;
   if (!AllFinite(stage_out_)) return FailNonFinite(t, "the right-hand side or constraints");
   const double* out = stage_out_.data();
+  if (options_.algebraic == AlgebraicMode::kStage) {  // F = (f, c): the stepper solves c = 0
+    std::copy_n(out, nx + m, zdot.begin());
+    std::copy(z.begin() + Ix(nx), z.end(), aux_.begin());
+    return true;
+  }
   const ConstVecMap f(out, Ix(nx));
   const ConstRowMap c_x(out + nx + m, Ix(m), Ix(nx));
   const ConstRowMap c_y(out + nx + m + m * nx, Ix(m), Ix(m));
@@ -368,8 +384,8 @@ bool ReducedModel::Invariants(double t, std::span<const double> z, std::span<dou
     put(m, 0, out + 2 * m + m * n, m, n);     // h_q
     put(m, n, out + 2 * m, m, n);             // h_v = Φ_q
   } else if (model_->form == model::Form::kImplicit) {
-    std::copy_n(out, p, h.begin());                       // H_0 … H_(k−1)
-    std::copy_n(out + p, p * cols, h_z.begin());          // H_z
+    std::copy_n(out, p, h.begin());  // H_0 … H_(k−1)
+    put(0, 0, out + p, p, n);        // H_z (on z; zero on the w of kStage)
   } else if (model_->form == model::Form::kIndex1) {
     std::copy_n(out, m, h.begin());           // g
     put(0, 0, out + m, m, n);                 // g_x

@@ -118,6 +118,11 @@ ReduceResult ReducedModel::Build(std::shared_ptr<const model::Model> model,
                    "mode 'ode' is not available for it";
     return result;
   }
+  if (mechanical && options.algebraic == AlgebraicMode::kStage) {
+    result.error = "model '" + model->name +
+                   "': the mechanical form has no algebraic variables for algebraic mode 'stage'";
+    return result;
+  }
   if (!mechanical && (model->rhs.size() != n || model->algebraic.size() != m)) {
     result.error = "model '" + model->name +
                    "': index1/index2 need one rhs per differential variable and one constraint "
@@ -227,6 +232,7 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
   const std::vector<Expr> g_t = Diffs(cx, g, t);
   const bool index1 = model.form != model::Form::kIndex2;  // the implicit stage is index1's
   const bool ode = options_.algebraic == AlgebraicMode::kOde;
+  const bool stage_mode = options_.algebraic == AlgebraicMode::kStage;
 
   std::vector<Expr> h;  // index 2: h = g_x f + g_t
   if (!index1) {
@@ -252,6 +258,9 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
         eq.g.push_back(cx.Add(cx.Add(Dot(cx, c_x[i], f), Dot(cx, c_y[i], eq.w)), c_t[i]));
       }
       eq.extra_inputs = eq.w;
+    } else if (stage_mode) {  // z = (x, y), no w, φ = (f, c)
+      eq.z.assign(inputs.begin(), inputs.begin() + static_cast<long>(nx + m));
+      Append(&eq.phi, c);
     } else {  // z = x, w = y, G = c
       eq.z = x;
       eq.w = y;
@@ -261,6 +270,7 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
   }
   if (model.form == model::Form::kImplicit) {
     Compile(cx, inputs, stage, BuildImplicitInvariants(cx, inputs), {}, ImportOutputs(cx));
+    if (stage_mode) ode_size_ = nx + m;  // (z, w); the invariants stay on z
     return;
   }
 
@@ -276,10 +286,10 @@ void ReducedModel::BuildIndex(Context& cx, const std::vector<Expr>& inputs) {
   }
   Compile(cx, inputs, stage, invariants, {}, ImportOutputs(cx));
 
-  ode_size_ = ode ? nx + m : nx;
+  ode_size_ = ode || stage_mode ? nx + m : nx;
   if (index1) {
     position_size_ = ode_size_;
-    num_pos_inv_ = ode ? m : 0;
+    num_pos_inv_ = ode ? m : 0;  // kStage has kSolve's invariants: none here, g on x below
     num_vel_inv_ = 0;
   } else {
     position_size_ = nx;

@@ -86,33 +86,49 @@ integrate::StepperOptions ToStepperOptions(const Options& o, const reduce::Reduc
   return s;
 }
 
-// The reduced model seen as the stepper's ODE: F(t, z) = Rhs, ∂F/∂z from the compiled
+// The reduced model seen as the stepper's ODE: M z' = F(t, z) with F = Rhs and M = I, or
+// M = diag(I, 0) in algebraic mode kStage (reduced_model.h); ∂F/∂z from the compiled
 // Jacobian when the model was reduced with one, and the invariants' projection for steppers
 // that project inside their steps (bdf: a multistep history that stays on the manifold).
 class ReducedOde : public integrate::OdeSystem {
  public:
   ReducedOde(reduce::ReducedModel* model, std::span<const integrate::MatrixEntry> pattern,
-             project::Projector* projector)
-      : model_(model), pattern_(pattern), projector_(projector) {}
+             std::span<const integrate::MatrixEntry> mass_pattern,
+             std::span<const double> mass_values, project::Projector* projector)
+      : model_(model),
+        pattern_(pattern),
+        mass_pattern_(mass_pattern),
+        mass_values_(mass_values),
+        projector_(projector) {}
   [[nodiscard]] std::size_t size() const override { return model_->ode_size(); }
   bool Evaluate(double t, std::span<const double> x, std::span<double> dxdt) override {
     return model_->Rhs(t, x, dxdt);
   }
+  [[nodiscard]] std::span<const integrate::MatrixEntry> mass_pattern() const override {
+    return mass_pattern_;
+  }
+  [[nodiscard]] std::span<const double> mass_values() const override { return mass_values_; }
   [[nodiscard]] std::span<const integrate::MatrixEntry> jacobian_pattern() const override {
     return pattern_;
   }
   bool Jacobian(double t, std::span<const double> x, std::span<double> values) override {
     return model_->Jacobian(t, x, values);
   }
+  // kStage projects too: its algebraic part is re-solved at the projected x, as every step
+  // end is (Impl::ProjectState), so a method that projects inside its steps returns a step
+  // end the caller leaves bitwise as it is.
   [[nodiscard]] bool has_projection() const override {
-    return projector_ != nullptr && model_->num_invariants() > 0;
+    return projector_ != nullptr &&
+           (model_->num_invariants() > 0 || model_->stage_differential_size() < size());
   }
-  // x onto the invariants by the session's projector; the error estimate onto the tangent
-  // space at the projected x in the Euclidean metric: e ← e − H_zᵀ(H_z H_zᵀ)⁻¹ H_z e.
+  // x onto the invariants by the session's projector (and kStage's y re-solved); the error
+  // estimate onto the tangent space at the projected x in the Euclidean metric:
+  // e ← e − H_zᵀ(H_z H_zᵀ)⁻¹ H_z e.
   bool Project(double t, std::span<double> x, std::span<double> error) override {
     project::ProjectionReport report;
     if (!projector_->Project(*model_, t, x, &report)) return false;
-    if (error.empty()) return true;
+    if (!model_->SolveAlgebraicPart(t, x)) return false;
+    if (error.empty() || model_->num_invariants() == 0) return true;
     const std::size_t p = model_->num_invariants();
     const std::size_t n = x.size();
     std::vector<double> h(p);
@@ -129,8 +145,25 @@ class ReducedOde : public integrate::OdeSystem {
  private:
   reduce::ReducedModel* model_;
   std::span<const integrate::MatrixEntry> pattern_;
+  std::span<const integrate::MatrixEntry> mass_pattern_;
+  std::span<const double> mass_values_;
   project::Projector* projector_;
 };
+
+// How the reduced model obtains y (simulation.h, AlgebraicMode): kSolve becomes kStage for an
+// implicit method on a model with algebraic variables, which the method then solves inside
+// its stage system. Not for "auto" (`kind` is then dp5, and its explicit half needs M = I) nor
+// with inequalities (their sliding dynamics act on x alone, inequality_run.h).
+reduce::AlgebraicMode ReduceMode(const model::Model& model, const Options& o,
+                                 const integrate::Stepper& kind) {
+  if (o.algebraic == AlgebraicMode::kOde) return reduce::AlgebraicMode::kOde;
+  const bool has_algebraic = model.form != model::Form::kMechanical && !model.algebraic.empty();
+  if (kind.implicit() && has_algebraic && model.inequalities.empty()) {
+    return reduce::AlgebraicMode::kStage;
+  }
+  return reduce::AlgebraicMode::kSolve;
+}
+
 }  // namespace
 
 // Method "auto" (simulation.h): radau5 steps between checks for a return to dp5, and the
@@ -146,6 +179,10 @@ struct Simulation::Impl {
   std::unique_ptr<project::Projector> projector;
   std::unique_ptr<InequalityRun> inequalities;  // null without model inequalities
   std::vector<integrate::MatrixEntry> jacobian_pattern;  // the reduced model's, for the stepper
+  // M = diag(I, 0) in algebraic mode kStage: the differential diagonal, each 1; empty (M = I)
+  // otherwise.
+  std::vector<integrate::MatrixEntry> mass_pattern;
+  std::vector<double> mass_values;
   std::vector<Column> columns;
   InitializationReport initialization;
   Status status;
@@ -187,6 +224,8 @@ struct Simulation::Impl {
         projector(o.projector->Clone()),
         inequalities(o.inequalities ? std::make_unique<InequalityRun>(*o.inequalities) : nullptr),
         jacobian_pattern(o.jacobian_pattern),
+        mass_pattern(o.mass_pattern),
+        mass_values(o.mass_values),
         columns(o.columns),
         initialization(o.initialization),
         status(o.status),
@@ -229,8 +268,22 @@ struct Simulation::Impl {
   void BuildColumns() { columns = DefaultColumns(reduced->model()); }
 
   ReducedOde Ode() {
-    return ReducedOde(reduced.get(), jacobian_pattern,
+    return ReducedOde(reduced.get(), jacobian_pattern, mass_pattern, mass_values,
                       stepper->projects_internally() ? projector.get() : nullptr);
+  }
+
+  // z onto the invariants, and in algebraic mode kStage its y re-solved from c = 0 at the
+  // projected x (reduced_model.h); false after setting the failure status.
+  bool ProjectState(double ts, std::span<double> zs) {
+    ++statistics.projections;
+    if (!projector->Project(*reduced, ts, zs, &report)) {
+      return Fail(FromProjection(report.status), report.message);
+    }
+    statistics.projection_iterations += static_cast<std::uint64_t>(report.iterations);
+    if (!reduced->SolveAlgebraicPart(ts, zs)) {
+      return Fail(FromEval(reduced->failure().status), reduced->failure().message);
+    }
+    return true;
   }
 
   void Allocate() {
@@ -358,11 +411,7 @@ struct Simulation::Impl {
     if (IsGridPoint(te)) ++grid_k;
     if (te == t) return Emit(te, z, sink);
     stepper->Interpolate(te, z_sample);
-    ++statistics.projections;
-    if (!projector->Project(*reduced, te, z_sample, &report)) {
-      return Fail(FromProjection(report.status), report.message);
-    }
-    statistics.projection_iterations += static_cast<std::uint64_t>(report.iterations);
+    if (!ProjectState(te, z_sample)) return false;
     if (inequalities && !inequalities->ProjectSample(te, z_sample)) return FailInequality();
     return Emit(te, z_sample, sink);
   }
@@ -506,11 +555,7 @@ struct Simulation::Impl {
   // Projects the step end z_new onto the invariants and, with inequalities, onto C (or
   // {c_A = 0}), updating the active set.
   bool ProjectStepEnd(double t_new, const std::optional<SwitchEvent>& located) {
-    ++statistics.projections;
-    if (!projector->Project(*reduced, t_new, z_new, &report)) {
-      return Fail(FromProjection(report.status), report.message);
-    }
-    statistics.projection_iterations += static_cast<std::uint64_t>(report.iterations);
+    if (!ProjectState(t_new, z_new)) return false;
     if (!inequalities) return true;
     ReducedOde free = Ode();
     bool changed = false;
@@ -751,8 +796,7 @@ CreateResult Simulation::Create(const Setup& setup) {
     return result;
   }
   reduce::ReduceOptions reduce_options;
-  reduce_options.algebraic =
-      o.algebraic == AlgebraicMode::kOde ? reduce::AlgebraicMode::kOde : reduce::AlgebraicMode::kSolve;
+  reduce_options.algebraic = ReduceMode(*setup.model, o, *kind);
   reduce_options.newton_tolerance = o.projection_tolerance;
   reduce_options.max_newton_iterations = std::max(o.max_newton_iterations, 20);
   reduce_options.jacobian = automatic || kind->implicit();
@@ -764,6 +808,10 @@ CreateResult Simulation::Create(const Setup& setup) {
   impl->reduced = std::move(reduced.reduced);
   for (const auto& e : impl->reduced->jacobian_pattern()) {
     impl->jacobian_pattern.push_back({e.row, e.col});
+  }
+  for (std::uint32_t i = 0; i < impl->reduced->stage_differential_size(); ++i) {
+    impl->mass_pattern.push_back({i, i});
+    impl->mass_values.push_back(1.0);
   }
   const integrate::StepperOptions stepper_options = ToStepperOptions(o, *impl->reduced);
   std::string why;

@@ -12,12 +12,23 @@
 //     kSolve (default, §20.1 addendum): z = x; every stage solves g(x,y,t) = 0 for y by Newton
 //       (y ← y − g_y⁻¹ g, warm-started from the previous y); no invariants are left to project.
 //     kOde: z = (x, y), y' = −g_y⁻¹ (g_x f + g_t); invariant g on all of z.
+//     kStage (implicit steppers): z = (x, y) and the system is M z' = F(t, z) with
+//       M = diag(I, 0), F = (f, g): the stepper solves g = 0 inside its own stage system (HW II,
+//       VI.1) instead of an inner Newton per stage; no invariants, as for kSolve.
 //   index2, x' = f(x,y,t), 0 = g(x,t); c = h = g_x f + g_t (index 1 in y: h_y = g_x f_y):
 //     kSolve: z = x, y from h(x,y,t) = 0 by Newton in every stage; invariant g on x.
 //     kOde: z = (x, y), y' = −h_y⁻¹ (h_x f + h_t) (§20.2); invariants g (on x), h (on x, y).
+//     kStage: z = (x, y), M = diag(I, 0), F = (f, h): index 2 handed to the stepper as the
+//       index-1 system in y that kSolve solves; invariant g on x, as for kSolve.
 //   implicit, reduced when read to z' = φ(t,z,w), 0 = G(t,z,w) (tether/model/model.h):
-//     kSolve only: z is the ODE state, w is solved from G = 0 by the index1 Newton in every
+//     kSolve: z is the ODE state, w is solved from G = 0 by the index1 Newton in every
 //     stage; invariants H_0 … H_(k−1) on z (implicit_formulation.cc maps them to the two levels).
+//     kStage: state (z, w), M = diag(I, 0), F = (φ, G); the same invariants on z.
+//
+// In kStage the stepper's state carries y (or w); its projection keeps the kSolve invariants,
+// which do not involve y, and then re-solves y from c = 0 at the projected x (SolveAlgebraicPart:
+// the projection onto c = 0 that keeps x, whose error is already the stepper's). Samples thus
+// hold the same (x, y(x)) as in kSolve, with y from the stepper's value as the Newton start.
 //
 // The invariants are ordered "position level" first (they depend on z[0, position_size())
 // only) and "velocity level" after; the sequential projector relies on this split.
@@ -30,6 +41,7 @@
 //                G = [M v' − Φ_qᵀ λ − f;  Φ_q v' + a + 2αh + β²Φ]   (G_w is the KKT matrix);
 //   index, kSolve:  w = y,  φ = f,  G = c;
 //   index, kOde:    w = y', φ = (f, y'),  G = c_x f + c_y y' + c_t;
+//   index, kStage:  no w,   φ = (f, c) on z = (x, y)  (∂F/∂z = [f_x f_y; c_x c_y]);
 // so by the implicit function theorem
 //   ∂F/∂z = φ_z − φ_w G_w⁻¹ G_z,
 // with φ_z, φ_w, G_z, G_w compiled symbolically (their structurally non-zero entries only) and
@@ -60,6 +72,9 @@ namespace tether::reduce {
 enum class AlgebraicMode {
   kSolve,  // y by Newton on c = 0 inside every evaluation (index1: c = g, index2: c = h)
   kOde,    // y part of the ODE state, y' from the differentiated c
+  // y part of the state of M z' = F(t, z), M = diag(I, 0), F = (f, c), solved by an implicit
+  // stepper inside its stage system (radau5, bdf through IDA); forms index1, index2, implicit.
+  kStage,
 };
 
 struct ReduceOptions {
@@ -149,6 +164,20 @@ class ReducedModel {
                   std::span<double> h_z);
   // M(q, v, t), row-major n × n (mechanical only).
   bool Mass(double t, std::span<const double> z, std::span<double> m);
+  // kStage: the number of leading components of z with a 1 on M's diagonal (x, or z of the
+  // implicit form); the other ode_size() − differential_size() rows of M are zero. M = I (0
+  // here) in the other modes.
+  [[nodiscard]] std::size_t stage_differential_size() const {
+    return options_.algebraic == AlgebraicMode::kStage ? n_ : 0;
+  }
+  // kStage: z's algebraic part y ← the solution of c(t, x, y) = 0 by the Newton of
+  // SolveAlgebraic started from it, x kept, and auxiliary() ← y. A y that already satisfies
+  // the Newton tolerance is left bitwise as it is. No-op (true) in the other modes.
+  bool SolveAlgebraicPart(double t, std::span<double> z);
+  // Evaluations of the compiled stage program (f, c and their derivatives, or M, f, Φ_q, …)
+  // since Build: the work unit of Rhs, which in kSolve costs one per Newton iteration plus one.
+  [[nodiscard]] std::uint64_t stage_evaluations() const { return stage_evaluations_; }
+
   // ‖Φ‖∞ (or ‖g‖∞) and ‖h‖∞ (0 for index 1) at the full state (z with auxiliary()).
   bool Residuals(double t, std::span<const double> z, double* position, double* velocity);
 
@@ -270,6 +299,7 @@ class ReducedModel {
   Eigen::MatrixXd phi_z_, phi_w_, g_z_, g_w_;
   Eigen::PartialPivLU<Eigen::MatrixXd> g_w_lu_;
 
+  std::uint64_t stage_evaluations_ = 0;
   EvalFailure failure_;
 };
 

@@ -43,9 +43,15 @@ enum class NewtonVariant {
   kSimplified,  // Jacobian frozen at the unprojected point: one factorization per step
 };
 
-// How index-1 and index-2 models obtain y (DESIGN.md §3).
+// How index-1, index-2 and implicit models obtain y (DESIGN.md §3).
 enum class AlgebraicMode {
-  kSolve,  // y from g = 0 (index 1) or h = 0 (index 2) by Newton in every stage (default)
+  // y from g = 0 (index 1), h = 0 (index 2) or G = 0 (implicit) in every stage (default).
+  // Explicit methods and "auto" solve it by an inner Newton per stage evaluation; the implicit
+  // methods (radau5, bdf) take the index-1 system whole, M (x, y)' = (f, c) with
+  // M = diag(I, 0), and solve c = 0 inside their own stage system (no inner Newton; y is
+  // re-solved from c = 0 at each projected step end and sample, so samples are the same
+  // (x, y(x)) either way; tether/reduce/reduced_model.h, kStage).
+  kSolve,
   kOde,    // y' ODE of §20.1/§20.2, with projection onto the invariants
 };
 
