@@ -113,6 +113,13 @@ v1::Model ModelToProto(const model::Model& model, bool builtin,
   return out;
 }
 
+void TimestampToProto(std::chrono::system_clock::time_point time, google::protobuf::Timestamp* out) {
+  const auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+  out->set_seconds(nanos / 1'000'000'000);
+  out->set_nanos(static_cast<std::int32_t>(nanos % 1'000'000'000));
+}
+
 void ColumnToProto(const simulate::Column& column, v1::Column* out) {
   out->set_name(column.name);
   out->set_unit(column.unit);

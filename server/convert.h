@@ -2,6 +2,7 @@
 // defaults and limits are the service's business, the numerics the core's.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <string_view>
@@ -26,6 +27,7 @@ std::string_view StripPrefix(std::string_view name, std::string_view prefix);
 v1::Model ModelToProto(const model::Model& model, bool builtin,
                        const std::vector<simulate::Column>& columns);
 
+void TimestampToProto(std::chrono::system_clock::time_point time, google::protobuf::Timestamp* out);
 void ColumnToProto(const simulate::Column& column, v1::Column* out);
 void StatisticsToProto(const simulate::Statistics& statistics, v1::Statistics* out);
 void InitializationToProto(const simulate::InitializationReport& report,

@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "one_shot_run.h"
 #include "session_run.h"
+#include "tether/version.h"
 
 namespace tether::server {
 namespace {
@@ -175,7 +176,7 @@ grpc::Status SimulationService::DoRegisterModel(const v1::RegisterModelRequest& 
                                               " bytes; the limit max_spec_bytes is " +
                                               std::to_string(state_->config.max_spec_bytes)}});
   }
-  model::RegistryResult result = state_->registry.Register(request.spec_json());
+  model::RegistryResult result = state_->registry.Register(request.spec_json(), request.replace());
   switch (result.status) {
     case model::RegistryStatus::kOk:
       *response = Describe({result.model, false});
@@ -189,6 +190,7 @@ grpc::Status SimulationService::DoRegisterModel(const v1::RegisterModelRequest& 
                    "max_registered_models = " + std::to_string(state_->config.max_registered_models) +
                        " reached; delete registered models first (" + result.message + ")");
     case model::RegistryStatus::kReadOnly:
+      return Error(grpc::StatusCode::FAILED_PRECONDITION, result.message);
     case model::RegistryStatus::kNotFound:
       break;
   }
@@ -367,7 +369,7 @@ grpc::Status SimulationService::DoForkSession(const v1::ForkSessionRequest& requ
   }
   auto fork = std::make_shared<Session>(fork_id, source->model, std::move(copy),
                                         state_->config.replay_bytes,
-                                        state_->sessions.replay_budget());
+                                        state_->sessions.replay_budget(), source->routing_key);
   {
     std::lock_guard lock(fork->mutex);
     *response = fork->ToProto(state_->config.session_ttl);
@@ -475,6 +477,36 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::Simulate(
                                                   state_->config.max_spec_bytes,
                                                   state_->config.max_steps_per_stream),
                      settings, std::move(log));
+}
+
+// ---- server --------------------------------------------------------------------------------
+
+void SimulationService::DoGetServerInfo(v1::ServerInfo* response) {
+  const ServerConfig& config = state_->config;
+  response->set_version(std::string(kVersion));
+  response->set_git_commit(std::string(kGitCommit));
+  response->set_build(std::string(kBuildType) + ", " + std::string(kCompiler));
+  for (const std::string_view method : simulate::MethodNames()) {
+    response->add_methods(std::string(method));
+  }
+  response->set_max_sessions(config.max_sessions);
+  response->set_max_streams(config.max_streams);
+  response->set_max_frame_samples(config.max_frame_samples);
+  response->set_max_spec_bytes(config.max_spec_bytes);
+  response->set_max_steps_per_stream(config.max_steps_per_stream);
+  response->set_session_ttl_seconds(std::chrono::duration<double>(config.session_ttl).count());
+  TimestampToProto(state_->start_time, response->mutable_start_time());
+  response->set_draining(state_->draining.load());
+}
+
+grpc::ServerUnaryReactor* SimulationService::GetServerInfo(grpc::CallbackServerContext* context,
+                                                           const v1::GetServerInfoRequest* /*request*/,
+                                                           v1::ServerInfo* response) {
+  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("GetServerInfo")), nullptr,
+                  [this, response] {
+                    DoGetServerInfo(response);
+                    return grpc::Status::OK;
+                  });
 }
 
 }  // namespace tether::server

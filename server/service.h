@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -29,6 +30,7 @@ struct ServiceState {
   WorkerPool pool;
   StreamCounters counters;
   std::atomic<bool> draining{false};
+  const std::chrono::system_clock::time_point start_time = std::chrono::system_clock::now();
 
   std::mutex streams_mutex;
   std::set<StateStream*> streams;  // open streams, for Shutdown's abort
@@ -72,6 +74,9 @@ class SimulationService final : public v1::SimulationService::CallbackService {
       grpc::CallbackServerContext* context, const v1::StreamStatesRequest* request) override;
   grpc::ServerWriteReactor<v1::StateChunk>* Simulate(
       grpc::CallbackServerContext* context, const v1::SimulateRequest* request) override;
+  grpc::ServerUnaryReactor* GetServerInfo(grpc::CallbackServerContext* context,
+                                          const v1::GetServerInfoRequest* request,
+                                          v1::ServerInfo* response) override;
 
  private:
   grpc::Status DoListModels(const v1::ListModelsRequest& request, v1::ListModelsResponse* response);
@@ -85,6 +90,7 @@ class SimulationService final : public v1::SimulationService::CallbackService {
   grpc::Status DoUpdateSession(const v1::UpdateSessionRequest& request, v1::Session* response);
   grpc::Status DoForkSession(const v1::ForkSessionRequest& request, v1::Session* response);
   grpc::Status DoDeleteSession(const v1::DeleteSessionRequest& request);
+  void DoGetServerInfo(v1::ServerInfo* response);
 
   // The model resource, with the columns its sessions stream (simulate::DefaultColumns).
   v1::Model Describe(const model::ModelRegistry::Entry& entry);

@@ -9,16 +9,6 @@
 #include "convert.h"
 
 namespace tether::server {
-namespace {
-
-void SetTimestamp(std::chrono::system_clock::time_point time, google::protobuf::Timestamp* out) {
-  const auto nanos =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
-  out->set_seconds(nanos / 1'000'000'000);
-  out->set_nanos(static_cast<std::int32_t>(nanos % 1'000'000'000));
-}
-
-}  // namespace
 
 void ReplayHistory::Append(SampleBlock block) {
   if (block.t.empty()) return;
@@ -83,8 +73,9 @@ std::size_t ReplayHistory::Copy(std::uint64_t index, std::size_t count, std::siz
 
 Session::Session(std::string id_in, std::string model_in,
                  std::unique_ptr<simulate::Simulation> sim, std::size_t replay_bytes,
-                 ReplayBudget* replay_budget)
+                 ReplayBudget* replay_budget, std::string routing_key_in)
     : id(std::move(id_in)),
+      routing_key(routing_key_in.empty() ? id : std::move(routing_key_in)),
       model(std::move(model_in)),
       simulation(std::move(sim)),
       history(replay_bytes, replay_budget) {
@@ -122,9 +113,10 @@ v1::Session Session::ToProto(std::chrono::milliseconds ttl) const {
   StatisticsToProto(statistics, out.mutable_statistics());
   out.set_last_termination(last_termination);
   out.set_last_message(last_message);
-  SetTimestamp(create_time, out.mutable_create_time());
-  SetTimestamp(update_time, out.mutable_update_time());
-  SetTimestamp(update_time + ttl, out.mutable_expire_time());
+  TimestampToProto(create_time, out.mutable_create_time());
+  TimestampToProto(update_time, out.mutable_update_time());
+  TimestampToProto(update_time + ttl, out.mutable_expire_time());
+  out.set_routing_key(routing_key);
   return out;
 }
 

@@ -82,10 +82,13 @@ class ReplayHistory {
 struct Session {
   using Clock = std::chrono::steady_clock;
 
+  // `routing_key_in`: the x-tether-session key of the session's calls; empty = `id_in` (a root
+  // session), a fork passes its parent's.
   Session(std::string id_in, std::string model_in, std::unique_ptr<simulate::Simulation> sim,
-          std::size_t replay_bytes, ReplayBudget* replay_budget);
+          std::size_t replay_bytes, ReplayBudget* replay_budget, std::string routing_key_in = {});
 
   const std::string id;     // without "sessions/"
+  const std::string routing_key;
   const std::string model;  // model name without "models/"
   const std::chrono::system_clock::time_point create_time = std::chrono::system_clock::now();
 

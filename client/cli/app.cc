@@ -15,6 +15,7 @@
 #include "cli/run_command.h"
 #include "cli/session_commands.h"
 #include "cli/sweep_command.h"
+#include "tether/server/flags.h"
 #include "tether/server/server.h"
 #include "tether/simulate/simulation.h"
 
@@ -25,17 +26,11 @@ namespace {
 // address `tether serve` and tether-server listen on by default.
 constexpr const char* kDefaultServer = "127.0.0.1:50051";
 
-struct ServeFlags {
-  server::ServerConfig config;
-  long long session_ttl_s = 3600;
-  long long drain_grace_ms = 5000;
-};
-
 // The options of one Simulate call, shared by `run` and `sweep` (every run of a sweep takes them).
 void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
   run->add_option("MODEL", o->model, "Model name (`tether models` lists them)");
-  run->add_option("--spec", o->spec_file, "Run this JSON spec inline instead of a named model")
-      ->check(CLI::ExistingFile);
+  run->add_option("--spec", o->spec_file,
+                  "Run this JSON spec inline instead of a named model (- reads standard input)");
   run->add_option("--t-end", o->t_end, "End time [s] (default: the model's suggestion, else 10)");
   run->add_option("--output-interval", o->output_interval,
                   "Sample spacing [s]; 0 = every accepted step (default: the model's, else 0.01)");
@@ -103,22 +98,6 @@ void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
                   "inequality models as dashed lines)");
 }
 
-void AddServeOptions(CLI::App* serve, ServeFlags* flags) {
-  server::ServerConfig& c = flags->config;
-  serve->add_option("--listen", c.listen, "host:port to listen on; port 0 picks one")
-      ->capture_default_str();
-  serve->add_option("--models-dir", c.models_dir, "Directory of extra model specs (*.json)");
-  serve->add_option("--max-sessions", c.max_sessions, "Live sessions at most")->capture_default_str();
-  serve->add_option("--max-streams", c.max_streams, "Open streams at most")->capture_default_str();
-  serve->add_option("--session-ttl", flags->session_ttl_s, "Idle session lifetime [s]")
-      ->capture_default_str();
-  serve->add_option("--drain-grace", flags->drain_grace_ms,
-                    "On SIGTERM/SIGINT, how long open streams may run on [ms]")
-      ->capture_default_str();
-  serve->add_option("--workers", c.worker_threads, "Simulation threads; 0 = one per core")
-      ->capture_default_str();
-}
-
 OutputFormat FormatFor(const std::string& name, const std::string& output_file) {
   if (name == "table") return OutputFormat::kTable;
   if (name == "jsonl") return OutputFormat::kJsonl;
@@ -127,20 +106,19 @@ OutputFormat FormatFor(const std::string& name, const std::string& output_file) 
   return terminal ? OutputFormat::kTable : OutputFormat::kCsv;
 }
 
-int ServeCommand(ServeFlags flags, std::ostream& err) {
-  flags.config.session_ttl = std::chrono::seconds(flags.session_ttl_s);
-  flags.config.drain_grace = std::chrono::milliseconds(flags.drain_grace_ms);
-  std::string why;
-  if (!flags.config.IsValid(&why)) {
+int ServeCommand(const server::ServerFlags& flags, std::ostream& err) {
+  server::ServerConfig config;
+  if (std::string why; !flags.Resolve(&config, &why)) {
     err << "tether: serve: " << why << '\n';
     return kExitUsageError;
   }
-  return server::RunServer(flags.config);
+  return server::RunServer(config);
 }
 
-std::unique_ptr<Connection> Open(const std::string& target, std::ostream& err) {
+std::unique_ptr<Connection> Open(const std::string& target, const client::ClientOptions& options,
+                                 std::ostream& err) {
   std::string error;
-  auto connection = Connection::Open(target, &error);
+  auto connection = Connection::Open(target, options, &error);
   if (connection == nullptr) err << "tether: cannot start the embedded server: " << error << '\n';
   return connection;
 }
@@ -152,22 +130,47 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       "tether: simulate differential-algebraic equations by projection.\n"
       "Without --server (or TETHER_SERVER), run/models/describe/register start an embedded server."};
   app.footer(kExitCodeHelp);
+  app.set_version_flag("--version", server::VersionText("tether"));
   app.require_subcommand(1);
   app.fallthrough();
   std::string target;
   app.add_option("--server", target, "HOST:PORT of a running tether server")->envname("TETHER_SERVER");
+  std::vector<std::string> metadata;
+  app.add_option("--metadata", metadata,
+                 "gRPC metadata KEY=VALUE sent with every call (repeatable; TETHER_METADATA: "
+                 "comma-separated), e.g. a tenant header")
+      ->envname("TETHER_METADATA")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  std::string token;
+  app.add_option("--token", token, "Bearer token sent as `authorization: Bearer TOKEN`")
+      ->envname("TETHER_TOKEN");
 
-  ServeFlags serve_flags;
-  CLI::App* serve = app.add_subcommand("serve", "Run the gRPC server (as tether-server)");
-  AddServeOptions(serve, &serve_flags);
+  server::ServerFlags serve_flags;
+  CLI::App* serve = app.add_subcommand(
+      "serve", "Run the gRPC server: tether-server's flags and TETHER_* environment variables");
+  server::AddServerFlags(serve, &serve_flags);
 
-  CLI::App* models = app.add_subcommand("models", "List the models");
+  bool json = false;
+  const char* const kJsonHelp = "Print the API's resources as JSON (proto field names, every field)";
+  CLI::App* models = app.add_subcommand("models", "List the models (models delete NAME removes one)");
+  models->require_subcommand(0, 1);
+  models->add_flag("--json", json, kJsonHelp);
   std::string model_name;
-  CLI::App* describe = app.add_subcommand("describe", "Show a model's variables, parameters and columns");
+  CLI::App* models_delete = models->add_subcommand("delete", "Remove a registered model");
+  models_delete->add_option("MODEL", model_name, "Model name")->required();
+  CLI::App* describe = app.add_subcommand(
+      "describe", "Show a model's variables, parameters, invariants, inequalities and columns");
   describe->add_option("MODEL", model_name, "Model name")->required();
+  describe->add_flag("--json", json, kJsonHelp);
   std::string spec_file;
+  bool replace = false;
   CLI::App* reg = app.add_subcommand("register", "Validate a JSON spec and register it");
-  reg->add_option("FILE", spec_file, "JSON spec file")->required();
+  reg->add_option("FILE", spec_file, "JSON spec file (- reads standard input)")->required();
+  reg->add_flag("--replace", replace, "Replace a registered model of the same name");
+  CLI::App* validate = app.add_subcommand(
+      "validate", "Check a JSON spec with every rule the server applies, without a server");
+  validate->add_option("FILE", spec_file, "JSON spec file (- reads standard input)")->required();
 
   RunCommandOptions run_options;
   std::string format;
@@ -185,17 +188,30 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App* sessions = app.add_subcommand(
       "sessions", std::string("Sessions of a running server (default ") + kDefaultServer + ")");
   sessions->require_subcommand(0, 1);
+  sessions->add_flag("--json", json, kJsonHelp);
   CLI::App* sessions_list = sessions->add_subcommand("list", "List sessions (the default)");
+  sessions_list->add_flag("--json", json, kJsonHelp);
+  std::string session_key;
+  const char* const kSessionKeyHelp =
+      "The session's routing key (x-tether-session) behind the session proxy: its root "
+      "session's id, for a fork (default: SESSION's own id)";
   CLI::App* sessions_show = sessions->add_subcommand("show", "Show one session");
   sessions_show->add_option("SESSION", session_name, "Session name or id")->required();
+  sessions_show->add_option("--session-key", session_key, kSessionKeyHelp);
+  sessions_show->add_flag("--json", json, kJsonHelp);
   CLI::App* sessions_delete = sessions->add_subcommand("delete", "Delete a session");
   sessions_delete->add_option("SESSION", session_name, "Session name or id")->required();
+  sessions_delete->add_option("--session-key", session_key, kSessionKeyHelp);
   CLI::App* health = app.add_subcommand(
       "health", std::string("Exit 0 iff the server is SERVING (default ") + kDefaultServer + ")");
   std::string health_service;
   health->add_option("--service", health_service,
                      "grpc.health.v1 service name to ask for (\"\" = the whole server; the "
                      "server also serves tether.v1.SimulationService)");
+
+  CLI::App* version = app.add_subcommand(
+      "version", "This binary's version; with --server, also the server's version, build and limits");
+  version->add_flag("--json", json, kJsonHelp);
 
   try {
     app.parse(argc, argv);
@@ -205,6 +221,11 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   }
 
   if (serve->parsed()) return ServeCommand(serve_flags, err);
+  client::ClientOptions client_options;
+  if (std::string why; !CliClientOptions(metadata, token, &client_options, &why)) {
+    err << "tether: " << why << '\n';
+    return kExitUsageError;
+  }
   if (run->parsed() && run_options.model.empty() == run_options.spec_file.empty()) {
     err << "tether: run: give exactly one of MODEL or --spec FILE\n" << run->help();
     return kExitUsageError;
@@ -216,25 +237,35 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     }
     sweep_options.format = sweep_format == "jsonl" ? SweepFormat::kJsonl : SweepFormat::kCsv;
     sweep_options.progress = StderrIsTerminal();
+    sweep_options.client = client_options;
     return SweepCommand(target, sweep_options, out, err);
   }
+  if (version->parsed() && target.empty()) return VersionCommand(nullptr, json, out, err);
   const bool remote_only = sessions->parsed() || health->parsed();
-  auto connection = Open(remote_only && target.empty() ? kDefaultServer : target, err);
+  // validate never talks to --server: the spec is checked by an embedded server's rules.
+  const std::string where = validate->parsed()                   ? std::string()
+                            : remote_only && target.empty() ? kDefaultServer
+                                                            : target;
+  auto connection = Open(where, client_options, err);
   if (connection == nullptr) return kExitSimulationFailed;
 
-  if (models->parsed()) return ModelsCommand(*connection, out, err);
-  if (describe->parsed()) return DescribeCommand(*connection, model_name, out, err);
-  if (reg->parsed()) return RegisterCommand(*connection, spec_file, out, err);
+  if (version->parsed()) return VersionCommand(connection.get(), json, out, err);
+  if (validate->parsed()) return ValidateCommand(*connection, spec_file, out, err);
+  if (models_delete->parsed()) return ModelsDeleteCommand(*connection, model_name, out, err);
+  if (models->parsed()) return ModelsCommand(*connection, json, out, err);
+  if (describe->parsed()) return DescribeCommand(*connection, model_name, json, out, err);
+  if (reg->parsed()) return RegisterCommand(*connection, spec_file, replace, out, err);
   if (run->parsed()) {
     run_options.format = FormatFor(format, run_options.output_file);
     run_options.progress = StderrIsTerminal();
     return RunCommand(connection->client(), run_options, out, err);
   }
   if (health->parsed()) return HealthCommand(*connection, health_service, out, err);
-  if (sessions_show->parsed()) return SessionsShowCommand(*connection, session_name, out, err);
+  if (!session_key.empty()) connection->client().SetRoutingKey(session_name, session_key);
+  if (sessions_show->parsed()) return SessionsShowCommand(*connection, session_name, json, out, err);
   if (sessions_delete->parsed()) return SessionsDeleteCommand(*connection, session_name, out, err);
   (void)sessions_list;
-  return SessionsListCommand(*connection, out, err);
+  return SessionsListCommand(*connection, json, out, err);
 }
 
 }  // namespace tether::cli

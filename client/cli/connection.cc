@@ -5,23 +5,36 @@
 #include "tether/server/server.h"
 
 namespace tether::cli {
-namespace {
 
-// An unreachable --server should fail in about a second, not after the library's defaults:
-// a first connect that is refused fails at once, and the three retries wait 0.1 + 0.2 + 0.4 s.
-client::ClientOptions CliClientOptions() {
-  client::ClientOptions options;
-  options.deadline = std::chrono::seconds(30);
-  options.max_attempts = 4;
-  return options;
+bool CliClientOptions(const std::vector<std::string>& metadata, const std::string& token,
+                      client::ClientOptions* options, std::string* why) {
+  // An unreachable --server should fail in about a second, not after the library's defaults:
+  // a first connect that is refused fails at once, and the three retries wait 0.1 + 0.2 + 0.4 s.
+  options->deadline = std::chrono::seconds(30);
+  options->max_attempts = 4;
+  for (const std::string& entry : metadata) {
+    const std::size_t equals = entry.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      *why = "--metadata '" + entry.substr(0, 64) + "': expected KEY=VALUE";
+      return false;
+    }
+    options->metadata.emplace_back(entry.substr(0, equals), entry.substr(equals + 1));
+  }
+  if (!token.empty()) options->metadata.emplace_back("authorization", "Bearer " + token);
+  std::string problem;
+  if (!options->IsValid(&problem)) {
+    *why = (token.empty() ? "--metadata: " : "--metadata/--token: ") + problem;
+    return false;
+  }
+  return true;
 }
 
-}  // namespace
-
-std::unique_ptr<Connection> Connection::Open(const std::string& target, std::string* error) {
+std::unique_ptr<Connection> Connection::Open(const std::string& target,
+                                             const client::ClientOptions& options,
+                                             std::string* error) {
   std::unique_ptr<Connection> connection(new Connection());
   if (!target.empty()) {
-    connection->client_ = std::make_unique<client::Client>(target, CliClientOptions());
+    connection->client_ = std::make_unique<client::Client>(target, options);
     connection->description_ = target;
     return connection;
   }
@@ -31,7 +44,7 @@ std::unique_ptr<Connection> Connection::Open(const std::string& target, std::str
   connection->embedded_ = server::Server::Start(config, error);
   if (connection->embedded_ == nullptr) return nullptr;
   connection->client_ =
-      std::make_unique<client::Client>(connection->embedded_->InProcessChannel(), CliClientOptions());
+      std::make_unique<client::Client>(connection->embedded_->InProcessChannel(), options);
   connection->description_ = "embedded server";
   return connection;
 }

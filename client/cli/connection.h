@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tether/client/client.h"
 
@@ -14,11 +15,18 @@ class Server;
 
 namespace tether::cli {
 
+// The client options of every command: short deadlines (an unreachable --server fails in
+// about a second), `metadata` entries "KEY=VALUE" (--metadata) and `token` (--token, sent as
+// "authorization: Bearer TOKEN"). false and *why naming the bad entry if one is malformed.
+bool CliClientOptions(const std::vector<std::string>& metadata, const std::string& token,
+                      client::ClientOptions* options, std::string* why);
+
 class Connection {
  public:
   // `target` "host:port", or empty for an embedded server. nullptr and *error set when the
   // embedded server cannot start.
-  static std::unique_ptr<Connection> Open(const std::string& target, std::string* error);
+  static std::unique_ptr<Connection> Open(const std::string& target,
+                                          const client::ClientOptions& options, std::string* error);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

@@ -11,11 +11,12 @@ int ExitCodeFor(const client::Error& error) {
     case grpc::StatusCode::UNAVAILABLE:
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return kExitServerUnreachable;
+    // The request itself is wrong: the user fixes the command line or the spec.
     case grpc::StatusCode::INVALID_ARGUMENT:
-    case grpc::StatusCode::NOT_FOUND:
-    case grpc::StatusCode::ALREADY_EXISTS:
     case grpc::StatusCode::OUT_OF_RANGE:
       return kExitUsageError;
+    // NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, RESOURCE_EXHAUSTED, …: a well-formed
+    // request the server refused in its present state (an unknown model, a taken name).
     default:
       return kExitSimulationFailed;
   }

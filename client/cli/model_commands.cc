@@ -1,14 +1,13 @@
 #include "cli/model_commands.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "cli/enum_text.h"
 #include "cli/exit_codes.h"
 #include "cli/exit_status.h"
 #include "cli/number_format.h"
+#include "cli/proto_json.h"
+#include "cli/spec_text.h"
 
 namespace tether::cli {
 namespace {
@@ -16,36 +15,6 @@ namespace {
 std::string BareName(const std::string& name) {
   const auto slash = name.find('/');
   return slash == std::string::npos ? name : name.substr(slash + 1);
-}
-
-std::string FormText(v1::ModelForm form) {
-  switch (form) {
-    case v1::MODEL_FORM_MECHANICAL: return "mechanical";
-    case v1::MODEL_FORM_INDEX1: return "index1";
-    case v1::MODEL_FORM_INDEX2: return "index2";
-    case v1::MODEL_FORM_IMPLICIT: return "implicit";
-    default: return "unspecified";
-  }
-}
-
-std::string RoleText(v1::VariableRole role) {
-  switch (role) {
-    case v1::VARIABLE_ROLE_COORDINATE: return "coordinate";
-    case v1::VARIABLE_ROLE_VELOCITY: return "velocity";
-    case v1::VARIABLE_ROLE_DIFFERENTIAL: return "differential";
-    case v1::VARIABLE_ROLE_ALGEBRAIC: return "algebraic";
-    default: return "unspecified";
-  }
-}
-
-std::string KindText(v1::ColumnKind kind) {
-  switch (kind) {
-    case v1::COLUMN_KIND_STATE: return "state";
-    case v1::COLUMN_KIND_MULTIPLIER: return "multiplier";
-    case v1::COLUMN_KIND_ALGEBRAIC: return "algebraic";
-    case v1::COLUMN_KIND_OUTPUT: return "output";
-    default: return "unspecified";
-  }
 }
 
 std::string Unit(const std::string& unit) { return unit.empty() ? std::string() : " [" + unit + "]"; }
@@ -97,7 +66,14 @@ void PrintModel(const v1::Model& model, std::ostream& out) {
   }
   out << "  invariants:";
   for (const std::string& invariant : model.invariants()) out << " " << invariant;
+  if (model.invariants().empty()) out << " (none)";
   out << '\n';
+  if (!model.inequalities().empty()) {
+    out << "  inequalities:\n";
+    for (int i = 0; i < model.inequalities_size(); ++i) {
+      out << "    mu_" << (i + 1) << ": " << model.inequalities(i) << " >= 0\n";
+    }
+  }
   if (model.has_implicit_analysis()) PrintAnalysis(model.implicit_analysis(), out);
   out << "  columns:";
   for (const v1::Column& column : model.columns()) {
@@ -114,9 +90,15 @@ void PrintModel(const v1::Model& model, std::ostream& out) {
 
 }  // namespace
 
-int ModelsCommand(Connection& connection, std::ostream& out, std::ostream& err) {
+int ModelsCommand(Connection& connection, bool json, std::ostream& out, std::ostream& err) {
   auto models = connection.client().ListAllModels();
   if (!models.ok()) return ReportError(err, "models (" + connection.description() + ")", models.error());
+  if (json) {
+    v1::ListModelsResponse all;
+    for (const v1::Model& m : *models) *all.add_models() = m;
+    out << ProtoJson(all);
+    return kExitOk;
+  }
   std::size_t width = 4;
   for (const v1::Model& m : *models) width = std::max(width, BareName(m.name()).size());
   out << Pad("NAME", width) << "  " << Pad("FORM", 10) << "  " << Pad("ORIGIN", 10) << "  TITLE\n";
@@ -127,31 +109,66 @@ int ModelsCommand(Connection& connection, std::ostream& out, std::ostream& err) 
   return kExitOk;
 }
 
-int DescribeCommand(Connection& connection, const std::string& model, std::ostream& out,
-                    std::ostream& err) {
+int DescribeCommand(Connection& connection, const std::string& model, bool json,
+                    std::ostream& out, std::ostream& err) {
   auto result = connection.client().GetModel(model);
   if (!result.ok()) return ReportError(err, "describe " + model, result.error());
-  PrintModel(*result, out);
+  if (json) {
+    out << ProtoJson(*result);
+  } else {
+    PrintModel(*result, out);
+  }
   return kExitOk;
 }
 
-int RegisterCommand(Connection& connection, const std::string& file, std::ostream& out,
-                    std::ostream& err) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    err << "tether: register: cannot read '" << file << "': " << std::strerror(errno) << '\n';
+int RegisterCommand(Connection& connection, const std::string& file, bool replace,
+                    std::ostream& out, std::ostream& err) {
+  std::string text;
+  if (std::string why; !ReadSpecText(file, &text, &why)) {
+    err << "tether: register: " << why << '\n';
     return kExitUsageError;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto result = connection.client().RegisterModel(text.str());
+  auto result = connection.client().RegisterModel(std::move(text), replace);
   if (!result.ok()) return ReportError(err, "register " + file, result.error());
-  out << "registered " << result->name() << " (" << FormText(result->form()) << ", "
-      << result->variables_size() << " variables)\n";
+  out << (replace ? "registered (replacing any earlier) " : "registered ") << result->name()
+      << " (" << FormText(result->form()) << ", " << result->variables_size() << " variables)\n";
   if (connection.embedded()) {
     err << "tether: the spec is valid; an embedded server does not keep it — use --server "
            "HOST:PORT to register it with a running server\n";
   }
+  return kExitOk;
+}
+
+int ModelsDeleteCommand(Connection& connection, const std::string& model, std::ostream& out,
+                        std::ostream& err) {
+  auto result = connection.client().DeleteModel(model);
+  if (!result.ok()) return ReportError(err, "models delete " + model, result.error());
+  out << "deleted " << client::ModelName(model) << '\n';
+  return kExitOk;
+}
+
+int ValidateCommand(Connection& embedded, const std::string& file, std::ostream& out,
+                    std::ostream& err) {
+  std::string text;
+  if (std::string why; !ReadSpecText(file, &text, &why)) {
+    err << "tether: validate: " << why << '\n';
+    return kExitUsageError;
+  }
+  auto result = embedded.client().RegisterModel(std::move(text));
+  if (result.error().code == grpc::StatusCode::ALREADY_EXISTS) {  // every rule passed first
+    out << "valid; " << result.error().message
+        << ": `register` would be refused (rename it), `run --spec` works\n";
+    return kExitOk;
+  }
+  if (!result.ok()) return ReportError(err, "validate " + file, result.error());
+  out << "valid: " << BareName(result->name()) << " (" << FormText(result->form()) << ", "
+      << result->variables_size() << " variables, " << result->invariants_size()
+      << " invariants";
+  if (result->inequalities_size() > 0) out << ", " << result->inequalities_size() << " inequalities";
+  if (result->has_implicit_analysis()) {
+    out << ", structural index " << result->implicit_analysis().structural_index();
+  }
+  out << ")\n";
   return kExitOk;
 }
 

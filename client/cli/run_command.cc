@@ -13,6 +13,7 @@
 #include "cli/number_format.h"
 #include "cli/progress_bar.h"
 #include "cli/run_output.h"
+#include "cli/spec_text.h"
 
 namespace tether::cli {
 namespace {
@@ -21,18 +22,6 @@ bool ParseDouble(const std::string& text, double* value) {
   const char* end = text.data() + text.size();
   const auto result = std::from_chars(text.data(), end, *value);
   return result.ec == std::errc() && result.ptr == end && !text.empty();
-}
-
-bool ReadFile(const std::string& path, std::string* text, std::string* why) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *why = "cannot read '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  *text = buffer.str();
-  return true;
 }
 
 v1::ProjectionMethod ProjectionOf(const std::string& name) {
@@ -68,7 +57,7 @@ bool BuildSimulateRequest(const RunCommandOptions& options, v1::SimulateRequest*
   if (!options.spec_file.empty()) {
     std::string text;
     std::string why;
-    if (ReadFile(options.spec_file, &text, &why)) {
+    if (ReadSpecText(options.spec_file, &text, &why)) {
       request->set_spec_json(std::move(text));
     } else {
       problems->push_back("--spec: " + why);

@@ -2,23 +2,16 @@
 
 #include <algorithm>
 
+#include "cli/enum_text.h"
 #include "cli/exit_codes.h"
 #include "cli/exit_status.h"
 #include "cli/number_format.h"
+#include "cli/proto_json.h"
+#include "tether/server/flags.h"
+#include "tether/version.h"
 
 namespace tether::cli {
 namespace {
-
-std::string StateText(v1::SessionState state) {
-  switch (state) {
-    case v1::SESSION_STATE_CREATED: return "created";
-    case v1::SESSION_STATE_RUNNING: return "running";
-    case v1::SESSION_STATE_PAUSED: return "paused";
-    case v1::SESSION_STATE_FINISHED: return "finished";
-    case v1::SESSION_STATE_FAILED: return "failed";
-    default: return "unspecified";
-  }
-}
 
 std::string Pad(std::string text, std::size_t width) {
   if (text.size() < width) text.resize(width, ' ');
@@ -27,9 +20,15 @@ std::string Pad(std::string text, std::size_t width) {
 
 }  // namespace
 
-int SessionsListCommand(Connection& connection, std::ostream& out, std::ostream& err) {
+int SessionsListCommand(Connection& connection, bool json, std::ostream& out, std::ostream& err) {
   auto sessions = connection.client().ListAllSessions();
   if (!sessions.ok()) return ReportError(err, "sessions list (" + connection.description() + ")", sessions.error());
+  if (json) {
+    v1::ListSessionsResponse all;
+    for (const v1::Session& s : *sessions) *all.add_sessions() = s;
+    out << ProtoJson(all);
+    return kExitOk;
+  }
   std::size_t width = 7;
   for (const v1::Session& s : *sessions) width = std::max(width, s.name().size());
   out << Pad("SESSION", width) << "  " << Pad("MODEL", 20) << "  " << Pad("STATE", 9)
@@ -41,10 +40,14 @@ int SessionsListCommand(Connection& connection, std::ostream& out, std::ostream&
   return kExitOk;
 }
 
-int SessionsShowCommand(Connection& connection, const std::string& session, std::ostream& out,
-                        std::ostream& err) {
+int SessionsShowCommand(Connection& connection, const std::string& session, bool json,
+                        std::ostream& out, std::ostream& err) {
   auto result = connection.client().GetSession(session);
   if (!result.ok()) return ReportError(err, "sessions show " + session, result.error());
+  if (json) {
+    out << ProtoJson(*result);
+    return kExitOk;
+  }
   const v1::Session& s = *result;
   out << s.name() << '\n'
       << "  model: " << s.model() << '\n'
@@ -78,6 +81,39 @@ int HealthCommand(Connection& connection, const std::string& service, std::ostre
   }
   out << client::HealthStatusName(*status) << '\n';
   return *status == client::HealthStatus::kServing ? kExitOk : kExitServerUnreachable;
+}
+
+int VersionCommand(Connection* connection, bool json, std::ostream& out, std::ostream& err) {
+  v1::ServerInfo info;
+  if (connection != nullptr) {
+    auto result = connection->client().GetServerInfo();
+    if (!result.ok()) {
+      ReportError(err, "version (" + connection->description() + ")", result.error());
+      return kExitServerUnreachable;
+    }
+    info = *result;
+  }
+  if (json) {
+    // The same fields as ServerInfo's for this binary (none holds a quote or a backslash).
+    std::string text = "{\n\"client\": {\"version\": \"" + std::string(kVersion) +
+                       "\", \"git_commit\": \"" + std::string(kGitCommit) + "\", \"build\": \"" +
+                       std::string(kBuildType) + ", " + std::string(kCompiler) + "\"}";
+    if (connection != nullptr) text += ",\n\"server\": " + ProtoJson(info);
+    out << text << "}\n";
+    return kExitOk;
+  }
+  out << server::VersionText("tether") << '\n';
+  if (connection == nullptr) return kExitOk;
+  out << "server " << connection->description() << ": tether-server " << info.version()
+      << " (commit " << info.git_commit() << ", " << info.build() << ")"
+      << (info.draining() ? ", draining" : "") << "\n  methods:";
+  for (const std::string& method : info.methods()) out << " " << method;
+  out << "\n  limits: " << info.max_sessions() << " sessions, " << info.max_streams()
+      << " streams, " << info.max_frame_samples() << " samples per frame, "
+      << info.max_spec_bytes() << " spec bytes, " << info.max_steps_per_stream()
+      << " steps per stream; idle sessions live " << FormatShort(info.session_ttl_seconds(), 6)
+      << " s\n";
+  return kExitOk;
 }
 
 }  // namespace tether::cli

@@ -8,14 +8,18 @@
 
 namespace tether::cli {
 
-int SessionsListCommand(Connection& connection, std::ostream& out, std::ostream& err);
-int SessionsShowCommand(Connection& connection, const std::string& session, std::ostream& out,
-                        std::ostream& err);
+// `json`: the session resources as the API returns them ({"sessions": [...]}, one Session).
+int SessionsListCommand(Connection& connection, bool json, std::ostream& out, std::ostream& err);
+int SessionsShowCommand(Connection& connection, const std::string& session, bool json,
+                        std::ostream& out, std::ostream& err);
 int SessionsDeleteCommand(Connection& connection, const std::string& session, std::ostream& out,
                           std::ostream& err);
 // Prints the serving status; kExitOk iff SERVING, kExitServerUnreachable otherwise (the
 // Docker HEALTHCHECK's contract: zero means healthy).
 int HealthCommand(Connection& connection, const std::string& service, std::ostream& out,
                   std::ostream& err);
+// This binary's version and build, and with a server (`connection` not null) the server's
+// version, build, methods and limits (GetServerInfo). `json`: {"client": {...}, "server": ServerInfo}.
+int VersionCommand(Connection* connection, bool json, std::ostream& out, std::ostream& err);
 
 }  // namespace tether::cli

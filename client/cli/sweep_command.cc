@@ -314,9 +314,10 @@ struct SweepClient {
   client::Client& get() { return remote != nullptr ? *remote : embedded->client(); }
 };
 
-bool OpenClient(const std::string& target, SweepClient* client, std::string* why) {
+bool OpenClient(const std::string& target, const client::ClientOptions& options,
+                SweepClient* client, std::string* why) {
   if (target.empty()) {
-    client->embedded = Connection::Open("", why);
+    client->embedded = Connection::Open("", options, why);
     if (client->embedded == nullptr) *why = "cannot start the embedded server: " + *why;
     return client->embedded != nullptr;
   }
@@ -328,7 +329,7 @@ bool OpenClient(const std::string& target, SweepClient* client, std::string* why
   auto channel = CreateReplicaChannel(resolved);
   // Up to 5 s: a replica that is not up by then is one the sweep does without.
   WarmUpReplicas(*channel, resolved, std::chrono::seconds(5));
-  client->remote = std::make_unique<client::Client>(channel);
+  client->remote = std::make_unique<client::Client>(channel, options);
   return true;
 }
 
@@ -423,7 +424,7 @@ int SweepCommand(const std::string& target, const SweepCommandOptions& options, 
   }
   RowsFile rows;
   SweepClient client;
-  if (!rows.Open(options, out, &why) || !OpenClient(target, &client, &why)) {
+  if (!rows.Open(options, out, &why) || !OpenClient(target, options.client, &client, &why)) {
     err << "tether: sweep: " << why << '\n';
     return kExitUsageError;
   }

@@ -16,6 +16,7 @@
 #include "cli/sweep_design.h"
 #include "cli/sweep_runner.h"
 #include "cli/sweep_table.h"
+#include "tether/client/client_options.h"
 
 namespace CLI {
 class App;
@@ -35,6 +36,7 @@ struct SweepCommandOptions {
                                     "max_residual_position", "max_residual_velocity"};
   SweepRunnerOptions runner;
   bool progress = false;  // draw the progress line on stderr
+  client::ClientOptions client;  // metadata and credentials of every call (--metadata, --token)
 };
 
 // The exit code of a sweep stopped by Ctrl-C or SIGTERM (128 + SIGINT, the shell's convention).

@@ -10,6 +10,18 @@ bool Fail(std::string* why, const std::string& message) {
 
 std::string Ms(std::chrono::milliseconds value) { return std::to_string(value.count()); }
 
+// `text` for a message: at most 64 bytes, non-printable bytes as '?'.
+std::string Quote(std::string_view text) {
+  constexpr std::size_t kMax = 64;
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
+    const char c = text[i];
+    out += (c >= 0x20 && c <= 0x7e) ? c : '?';
+  }
+  if (text.size() > kMax) out += "...";
+  return out;
+}
+
 }  // namespace
 
 bool ClientOptions::IsValid(std::string* why) const {
@@ -34,7 +46,42 @@ bool ClientOptions::IsValid(std::string* why) const {
     return Fail(why, "ClientOptions::backoff_multiplier = " + std::to_string(backoff_multiplier) +
                          "; must be >= 1");
   }
+  for (std::size_t i = 0; i < metadata.size(); ++i) {
+    const auto& [key, value] = metadata[i];
+    std::string problem = MetadataKeyProblem(key);
+    if (problem.empty()) problem = MetadataValueProblem(key, value);
+    if (!problem.empty()) {
+      return Fail(why, "ClientOptions::metadata[" + std::to_string(i) + "] (\"" + Quote(key) +
+                           "\"): " + problem);
+    }
+  }
   return true;
+}
+
+std::string MetadataKeyProblem(std::string_view key) {
+  if (key.empty()) return "the key is empty";
+  for (const char c : key) {
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                         c == '_' || c == '.';
+    if (!allowed) return "a metadata key may hold only lowercase letters, digits, '-', '_' and '.'";
+  }
+  if (key.substr(0, 5) == "grpc-") return "keys starting with \"grpc-\" are reserved by gRPC";
+  if (key == kRoutingKeyHeader) {
+    return "the client sets " + std::string(kRoutingKeyHeader) +
+           " itself, per session (Client::SetRoutingKey)";
+  }
+  return "";
+}
+
+std::string MetadataValueProblem(std::string_view key, std::string_view value) {
+  if (key.size() >= 4 && key.substr(key.size() - 4) == "-bin") return "";  // binary: any bytes
+  for (const char c : value) {
+    if (c < 0x20 || c > 0x7e) {
+      return "the value holds a byte outside printable ASCII (0x20-0x7e); binary values need "
+             "a key ending in \"-bin\"";
+    }
+  }
+  return "";
 }
 
 }  // namespace tether::client

@@ -14,7 +14,7 @@ ModelRegistry::ModelRegistry(SpecLimits limits, std::size_t max_registered)
 std::vector<SpecProblem> ModelRegistry::LoadBuiltinCatalog() {
   std::vector<SpecProblem> problems;
   for (const CatalogEntry& entry : BuiltinCatalog()) {
-    RegistryResult result = Add(entry.json, /*builtin=*/true);
+    RegistryResult result = Add(entry.json, /*builtin=*/true, /*replace=*/false);
     for (SpecProblem& problem : result.problems) {
       problem.path = std::string(entry.file) + (problem.path.empty() ? "" : ": " + problem.path);
       problems.push_back(std::move(problem));
@@ -26,11 +26,11 @@ std::vector<SpecProblem> ModelRegistry::LoadBuiltinCatalog() {
   return problems;
 }
 
-RegistryResult ModelRegistry::Register(std::string_view json_text) {
-  return Add(json_text, /*builtin=*/false);
+RegistryResult ModelRegistry::Register(std::string_view json_text, bool replace) {
+  return Add(json_text, /*builtin=*/false, replace);
 }
 
-RegistryResult ModelRegistry::Add(std::string_view json_text, bool builtin) {
+RegistryResult ModelRegistry::Add(std::string_view json_text, bool builtin, bool replace) {
   // Parse outside the lock: validation is the expensive part and touches no shared state.
   ModelResult parsed = ParseModel(json_text, limits_);
   RegistryResult result;
@@ -43,6 +43,19 @@ RegistryResult ModelRegistry::Add(std::string_view json_text, bool builtin) {
   }
   const std::string& name = parsed.model->name;
   const std::lock_guard<std::mutex> lock(mutex_);
+  if (const auto existing = models_.find(name);
+      replace && existing != models_.end() && !existing->second.builtin) {
+    existing->second.model = parsed.model;
+    result.model = parsed.model;
+    return result;
+  }
+  if (replace && models_.contains(name)) {
+    result.status = RegistryStatus::kReadOnly;
+    result.message = "model '" + name +
+                     "' belongs to the built-in catalog, which is read-only; register the spec "
+                     "under another name";
+    return result;
+  }
   if (models_.contains(name)) {
     result.status = RegistryStatus::kAlreadyExists;
     result.message = "a model named '" + name + "' already exists" +

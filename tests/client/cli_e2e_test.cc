@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -247,7 +249,7 @@ TEST(CliExitCodes, UsageErrorsExitTwoAndNameTheProblem) {
   EXPECT_THAT(bad_set.err, HasSubstr("--set 'l': expected NAME=VALUE"));
 
   const ProcessResult unknown = Tether({"run", "no-such-model"});
-  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.exit_code, 1) << "an unknown model is the server refusing, not a usage error";
   EXPECT_THAT(unknown.err, HasSubstr("NOT_FOUND"));
 
   const ProcessResult no_subcommand = Tether({});
@@ -256,9 +258,11 @@ TEST(CliExitCodes, UsageErrorsExitTwoAndNameTheProblem) {
 
 TEST(CliExitCodes, BadSpecExitsTwoWithEveryProblemByPath) {
   const std::string spec = std::string(kDataDir) + "/typo.json";
-  for (const char* command : {"register", "run"}) {
-    const ProcessResult result = std::string(command) == "run" ? Tether({"run", "--spec", spec})
-                                                              : Tether({"register", spec});
+  for (const std::string command : {"register", "run", "validate", "validate -"}) {
+    const ProcessResult result =
+        command == "run"          ? Tether({"run", "--spec", spec})
+        : command == "validate -" ? RunProcess({"/bin/sh", "-c", std::string(kTether) + " validate - < " + spec})
+                                  : Tether({command, spec});
     EXPECT_EQ(result.exit_code, 2) << command << ": " << result.err;
     EXPECT_THAT(result.err, HasSubstr("INVALID_ARGUMENT"));
     EXPECT_THAT(result.err, HasSubstr("constraints[0]"));
@@ -557,7 +561,7 @@ TEST_F(CliAgainstServer, RegisterThenDescribeAndRunIt) {
   ASSERT_EQ(reg.exit_code, 0) << reg.err;
   EXPECT_THAT(reg.out, HasSubstr("registered models/blowup"));
   const ProcessResult again = Tether({"--server", address_, "register", spec});
-  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_EQ(again.exit_code, 1);
   EXPECT_THAT(again.err, HasSubstr("ALREADY_EXISTS"));
   const ProcessResult describe = Tether({"--server", address_, "describe", "blowup"});
   EXPECT_EQ(describe.exit_code, 0) << describe.err;
@@ -583,9 +587,154 @@ TEST_F(CliAgainstServer, SessionsListShowDelete) {
   const ProcessResult del = Tether({"--server", address_, "sessions", "delete", "cli-test"});
   EXPECT_EQ(del.exit_code, 0) << del.err;
   const ProcessResult gone = Tether({"--server", address_, "sessions", "show", "cli-test"});
-  EXPECT_EQ(gone.exit_code, 2);
+  EXPECT_EQ(gone.exit_code, 1);
   EXPECT_THAT(gone.err, HasSubstr("NOT_FOUND"));
 }
 
 }  // namespace
+TEST(CliScripting, VersionsOfBothBinaries) {
+  const ProcessResult cli = Tether({"--version"});
+  EXPECT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_THAT(cli.out, ::testing::MatchesRegex("tether [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit [^,]+, [^,]+, .+\\)\n"));
+  const ProcessResult server = RunProcess({kTetherServer, "--version"});
+  EXPECT_EQ(server.exit_code, 0) << server.err;
+  EXPECT_THAT(server.out, HasSubstr("tether-server "));
+  const ProcessResult local = Tether({"version", "--json"});
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  const auto json = nlohmann::json::parse(local.out);
+  EXPECT_FALSE(json["client"]["version"].get<std::string>().empty());
+  EXPECT_FALSE(json.contains("server")) << "no server was asked";
+}
+
+TEST(CliScripting, ValidateChecksWithoutAServer) {
+  const std::string spec = std::string(kDataDir) + "/blowup.json";
+  // --server points nowhere: validate must not try it.
+  const ProcessResult valid = Tether({"--server", "127.0.0.1:1", "validate", spec});
+  EXPECT_EQ(valid.exit_code, 0) << valid.err;
+  EXPECT_THAT(valid.out, HasSubstr("valid: blowup (index1, "));
+  const ProcessResult piped =
+      RunProcess({"/bin/sh", "-c", std::string(kTether) + " validate - < " + spec});
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  const ProcessResult run_piped = RunProcess(
+      {"/bin/sh", "-c", std::string(kTether) + " run --spec - --t-end 0.1 --format csv < " + spec});
+  EXPECT_EQ(run_piped.exit_code, 0) << run_piped.err;
+  EXPECT_THAT(run_piped.out, HasSubstr("t,"));
+  const ProcessResult missing = Tether({"validate", "/nonexistent/spec.json"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("cannot read '/nonexistent/spec.json'"));
+}
+
+TEST_F(CliAgainstServer, JsonOutputIsTheApiResources) {
+  const ProcessResult models = Tether({"--server", address_, "models", "--json"});
+  ASSERT_EQ(models.exit_code, 0) << models.err;
+  const auto list = nlohmann::json::parse(models.out);
+  ASSERT_TRUE(list["models"].is_array());
+  const auto pendulum = std::find_if(list["models"].begin(), list["models"].end(),
+                                     [](const auto& m) { return m["name"] == "models/pendulum"; });
+  ASSERT_NE(pendulum, list["models"].end());
+  EXPECT_EQ((*pendulum)["form"], "MODEL_FORM_MECHANICAL");
+
+  const ProcessResult describe = Tether({"--server", address_, "describe", "pendulum", "--json"});
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  const auto model = nlohmann::json::parse(describe.out);
+  EXPECT_EQ(model["name"], "models/pendulum");
+  EXPECT_TRUE(model["inequalities"].is_array()) << "every field is present, empty ones too";
+  EXPECT_FALSE(model["columns"].empty());
+
+  client::Client client(address_);
+  v1::CreateSessionRequest request;
+  request.set_model("pendulum");
+  request.set_session_id("json-test");
+  ASSERT_TRUE(client.CreateSession(request).ok());
+  const ProcessResult sessions = Tether({"--server", address_, "sessions", "--json"});
+  ASSERT_EQ(sessions.exit_code, 0) << sessions.err;
+  EXPECT_THAT(nlohmann::json::parse(sessions.out)["sessions"].dump(), HasSubstr("sessions/json-test"));
+  const ProcessResult show = Tether({"--server", address_, "sessions", "show", "json-test", "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto session = nlohmann::json::parse(show.out);
+  EXPECT_EQ(session["routing_key"], "json-test");
+  EXPECT_EQ(session["state"], "SESSION_STATE_CREATED");
+  ASSERT_TRUE(client.DeleteSession("json-test").ok());
+
+  const ProcessResult version = Tether({"--server", address_, "version", "--json"});
+  ASSERT_EQ(version.exit_code, 0) << version.err;
+  const auto info = nlohmann::json::parse(version.out);
+  EXPECT_EQ(info["server"]["version"], info["client"]["version"]);
+  EXPECT_THAT(info["server"]["methods"].dump(), HasSubstr("\"radau5\""));
+  EXPECT_EQ(info["server"]["max_sessions"], "1000") << "64-bit integers are JSON strings";
+  const ProcessResult text = Tether({"--server", address_, "version"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("server " + address_ + ": tether-server "));
+}
+
+TEST_F(CliAgainstServer, DescribeListsInequalitiesAndColumnKinds) {
+  const ProcessResult describe = Tether({"--server", address_, "describe", "pds_half_plane"});
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_THAT(describe.out, HasSubstr("inequalities:\n    mu_1: "));
+  EXPECT_THAT(describe.out, HasSubstr("mu_1(inequality_multiplier) active_1(active)"));
+  EXPECT_THAT(describe.out, HasSubstr("(state)"));
+}
+
+TEST_F(CliAgainstServer, RegisterReplaceAndModelsDelete) {
+  const std::string dir = TempFile("replace");
+  std::filesystem::create_directories(dir);
+  const std::string v1 = dir + "/v1.json";
+  const std::string v2 = dir + "/v2.json";
+  std::ofstream(v1) << R"({"name": "swap", "form": "index1", "differential": ["x"], "algebraic": [],
+    "rhs": ["-x"], "constraints": [], "initial": {"x": 1}})";
+  std::ofstream(v2) << R"({"name": "swap", "title": "second", "form": "index1", "differential": ["x", "z"],
+    "algebraic": [], "rhs": ["-x", "x"], "constraints": [], "initial": {"x": 1, "z": 0}})";
+  ASSERT_EQ(Tether({"--server", address_, "register", v1}).exit_code, 0);
+  const ProcessResult taken = Tether({"--server", address_, "register", v2});
+  EXPECT_EQ(taken.exit_code, 1);
+  EXPECT_THAT(taken.err, HasSubstr("ALREADY_EXISTS"));
+  const ProcessResult replaced = Tether({"--server", address_, "register", "--replace", v2});
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  EXPECT_THAT(Tether({"--server", address_, "describe", "swap"}).out, HasSubstr("second"));
+
+  // A bad replacement changes nothing; the catalog cannot be replaced.
+  std::ofstream(v1) << R"({"name": "swap", "form": "index1", "differential": ["x"], "rhs": ["-q"]})";
+  EXPECT_EQ(Tether({"--server", address_, "register", "--replace", v1}).exit_code, 2);
+  EXPECT_THAT(Tether({"--server", address_, "describe", "swap"}).out, HasSubstr("second"));
+  const std::string catalog = dir + "/pendulum.json";
+  std::ofstream(catalog) << R"({"name": "pendulum", "form": "index1", "differential": ["x"],
+    "algebraic": [], "rhs": ["-x"], "constraints": [], "initial": {"x": 1}})";
+  const ProcessResult readonly = Tether({"--server", address_, "register", "--replace", catalog});
+  EXPECT_EQ(readonly.exit_code, 1);
+  EXPECT_THAT(readonly.err, HasSubstr("FAILED_PRECONDITION"));
+
+  const ProcessResult removed = Tether({"--server", address_, "models", "delete", "swap"});
+  EXPECT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_THAT(removed.out, HasSubstr("deleted models/swap"));
+  const ProcessResult gone = Tether({"--server", address_, "models", "delete", "swap"});
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_THAT(gone.err, HasSubstr("NOT_FOUND"));
+  std::filesystem::remove_all(dir);
+}
+
+// `tether serve` takes tether-server's flags and their environment variables.
+TEST(CliScripting, ServeSharesTheServersFlagsAndEnvironment) {
+  const int port = FreeLoopbackPort();
+  ASSERT_GT(port, 0);
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  const std::string log = TempFile("serve.log");
+  setenv("TETHER_MAX_SESSIONS", "3", 1);
+  ChildProcess serve({kTether, "serve", "--listen", address, "--max-spec-bytes", "5000", "--quiet"}, log);
+  unsetenv("TETHER_MAX_SESSIONS");
+  std::optional<nlohmann::json> info;
+  for (int i = 0; i < 200 && !info; ++i) {  // bounded: 200 × 50 ms
+    const ProcessResult version = Tether({"--server", address, "version", "--json"});
+    if (version.exit_code == 0) {
+      info = nlohmann::json::parse(version.out)["server"];
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ASSERT_TRUE(info.has_value()) << ReadWholeFile(log);
+  EXPECT_EQ((*info)["max_sessions"], "3");
+  EXPECT_EQ((*info)["max_spec_bytes"], "5000");
+  serve.Stop();
+  std::filesystem::remove(log);
+}
+
 }  // namespace tether::test

@@ -542,6 +542,18 @@ TEST_F(ServiceTest, ForkSessionBranchesAtTheCurrentState) {
   ASSERT_TRUE(stub_->ForkSession(&context, fork, &branch).ok());
   EXPECT_EQ(branch.name(), "sessions/branch");
   EXPECT_EQ(branch.t(), Get("sessions/trunk").t());
+  // A fork lives on its parent's replica: its routing key is the root session's id, through
+  // any depth of forks.
+  EXPECT_EQ(Get("sessions/trunk").routing_key(), "trunk");
+  EXPECT_EQ(branch.routing_key(), "trunk");
+  grpc::ClientContext twig_context;
+  SetDeadline(&twig_context);
+  fork.set_name("sessions/branch");
+  fork.set_session_id("twig");
+  v1::Session twig;
+  ASSERT_TRUE(stub_->ForkSession(&twig_context, fork, &twig).ok());
+  EXPECT_EQ(twig.routing_key(), "trunk");
+  EXPECT_EQ(Get("sessions/twig").routing_key(), "trunk");
 
   request.set_t_end(1.0);
   const Collected a = Stream(stub_.get(), request);

@@ -1,8 +1,15 @@
-// How a Client calls: deadlines and the retry policy of unary calls.
+// How a Client calls: deadlines, the retry policy of unary calls, and what every call carries
+// (transport and call credentials, the caller's own metadata).
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <grpcpp/security/credentials.h>
 
 namespace tether::client {
 
@@ -20,8 +27,30 @@ struct ClientOptions {
   std::chrono::milliseconds max_backoff{2000};  // ≥ initial_backoff
   double backoff_multiplier = 2.0;              // ≥ 1
 
+  // Transport security of a Client built from a target string, e.g.
+  // grpc::SslCredentials({.pem_root_certs = ca}); nullptr = plaintext. Ignored by the
+  // constructor that takes a channel (the channel already has its credentials).
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
+  // Credentials attached to every call, e.g. grpc::AccessTokenCredentials(token). gRPC sends
+  // them only over a secure channel: on plaintext the call fails with UNAVAILABLE rather than
+  // leak the secret. For a token that must reach a plaintext proxy, use `metadata`.
+  std::shared_ptr<grpc::CallCredentials> call_credentials;
+  // Metadata sent with every call, in order: {"authorization", "Bearer …"}, a tenant header, …
+  // Keys are lowercase [0-9a-z._-], not "grpc-…" (reserved) and not the routing header (the
+  // client sets it per session); values are printable ASCII unless the key ends in "-bin".
+  std::vector<std::pair<std::string, std::string>> metadata;
+
   // Checks every field; on failure writes "ClientOptions::max_attempts = 0; must be >= 1".
   bool IsValid(std::string* why) const;
 };
+
+// The metadata key that routes a session's calls to its replica behind the session proxy
+// (deploy/README.md). Its value is the session's routing key: the root session's id.
+inline constexpr std::string_view kRoutingKeyHeader = "x-tether-session";
+
+// Why `key` cannot be a metadata key of ClientOptions::metadata ("" if it can).
+std::string MetadataKeyProblem(std::string_view key);
+// Why `value` cannot be the value of metadata key `key` ("" if it can).
+std::string MetadataValueProblem(std::string_view key, std::string_view value);
 
 }  // namespace tether::client

@@ -45,9 +45,11 @@ class ModelRegistry {
   // reported in the returned problems (path prefixed with the file name).
   std::vector<SpecProblem> LoadBuiltinCatalog();
 
-  // Validates `json_text` and adds the model. kAlreadyExists if the name is taken,
-  // kLimit when `max_registered` models were registered already.
-  RegistryResult Register(std::string_view json_text);
+  // Validates `json_text` and adds the model. kAlreadyExists if the name is taken (unless
+  // `replace`: a registered model of that name is then swapped for the new one at once, and
+  // sessions created from the old one keep it; a catalog model is kReadOnly), kLimit when
+  // `max_registered` models were registered already. An invalid spec changes nothing.
+  RegistryResult Register(std::string_view json_text, bool replace = false);
   // Removes a registered model; kReadOnly for a catalog model, kNotFound if unknown.
   RegistryResult Remove(std::string_view name);
 
@@ -60,7 +62,7 @@ class ModelRegistry {
   [[nodiscard]] std::vector<Entry> List() const;
 
  private:
-  RegistryResult Add(std::string_view json_text, bool builtin);
+  RegistryResult Add(std::string_view json_text, bool builtin, bool replace);
   std::string NotFoundMessageLocked(std::string_view name) const;  // mutex_ held
 
   SpecLimits limits_;

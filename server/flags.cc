@@ -1,0 +1,103 @@
+#include "tether/server/flags.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include "tether/version.h"
+
+namespace tether::server {
+namespace {
+
+bool OnCommandLine(std::string_view flag, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    if (arg == flag || (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag &&
+                        arg[flag.size()] == '=')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ServerFlags::Resolve(ServerConfig* out, std::string* why) const {
+  *out = config;
+  out->session_ttl = std::chrono::seconds(session_ttl_s);
+  out->drain_grace = std::chrono::milliseconds(drain_grace_ms);
+  out->log_rpcs = !quiet;
+  return out->IsValid(why);
+}
+
+void AddServerFlags(CLI::App* app, ServerFlags* flags) {
+  // CLI::PositiveNumber would print its bound as a 300-digit double.
+  const CLI::Range at_least_one(std::size_t{1}, std::numeric_limits<std::size_t>::max());
+  ServerConfig& c = flags->config;
+  app->add_option("--listen", c.listen, "host:port to listen on; port 0 picks a free one")
+      ->envname("TETHER_LISTEN")->capture_default_str();
+  app->add_option("--models-dir", c.models_dir, "directory of extra model specs (*.json)")
+      ->envname("TETHER_MODELS_DIR");
+  app->add_option("--max-sessions", c.max_sessions, "live sessions at most")
+      ->envname("TETHER_MAX_SESSIONS")->capture_default_str()->check(at_least_one);
+  app->add_option("--max-streams", c.max_streams, "concurrent streams at most")
+      ->envname("TETHER_MAX_STREAMS")->capture_default_str()->check(at_least_one);
+  app->add_option("--max-registered-models", c.max_registered_models,
+                  "models registered at run time at most")
+      ->envname("TETHER_MAX_REGISTERED_MODELS")->capture_default_str();
+  app->add_option("--max-spec-bytes", c.max_spec_bytes, "bytes of one spec's JSON text")
+      ->envname("TETHER_MAX_SPEC_BYTES")->capture_default_str()->check(at_least_one);
+  app->add_option("--default-frame-samples", c.default_frame_samples,
+                  "samples per frame when a request says 0")
+      ->envname("TETHER_DEFAULT_FRAME_SAMPLES")->capture_default_str();
+  app->add_option("--max-frame-samples", c.max_frame_samples, "samples per frame at most")
+      ->envname("TETHER_MAX_FRAME_SAMPLES")->capture_default_str();
+  app->add_option("--max-steps-per-stream", c.max_steps_per_stream,
+                  "accepted steps one stream may take")
+      ->envname("TETHER_MAX_STEPS_PER_STREAM")->capture_default_str();
+  app->add_option("--session-ttl", flags->session_ttl_s, "seconds an idle session lives")
+      ->envname("TETHER_SESSION_TTL")->capture_default_str();
+  app->add_option("--drain-grace", flags->drain_grace_ms,
+                  "milliseconds open streams may run on after SIGTERM/SIGINT")
+      ->envname("TETHER_DRAIN_GRACE")->capture_default_str();
+  // --workers: the name `tether serve` had before it shared these flags.
+  app->add_option("--worker-threads,--workers", c.worker_threads,
+                  "simulation threads; 0 = hardware concurrency")
+      ->envname("TETHER_WORKER_THREADS")->capture_default_str();
+  app->add_option("--replay-total-bytes", c.replay_total_bytes,
+                  "bytes of replay history all sessions together keep (>= 1; default "
+                  "268435456 = 256 MiB); beyond, the oldest delivered history of the least "
+                  "recently used sessions is trimmed")
+      ->envname("TETHER_REPLAY_TOTAL_BYTES")->capture_default_str()->check(at_least_one);
+  app->add_flag("--quiet", flags->quiet, "no per-RPC log lines")->envname("TETHER_QUIET");
+}
+
+// CLI11 names the option of a bad value, not the environment variable it came from.
+int ReportFlagError(const CLI::App& app, const CLI::ParseError& error, int argc,
+                    const char* const* argv, std::string_view program) {
+  const int code = app.exit(error);
+  const std::string message = error.what();
+  for (const CLI::Option* option : app.get_options()) {
+    const std::string env = option->get_envname();
+    const std::string name = option->get_name();
+    const char* value = env.empty() ? nullptr : std::getenv(env.c_str());
+    if (value == nullptr || message.find(name) == std::string::npos ||
+        OnCommandLine(name, argc, argv)) {
+      continue;
+    }
+    std::fprintf(stderr, "%.*s: %s came from the environment variable %s='%s'\n",
+                 static_cast<int>(program.size()), program.data(), name.c_str(), env.c_str(),
+                 value);
+  }
+  return code;
+}
+
+std::string VersionText(std::string_view program) {
+  return std::string(program) + " " + std::string(kVersion) + " (commit " +
+         std::string(kGitCommit) + ", " + std::string(kBuildType) + ", " +
+         std::string(kCompiler) + ")";
+}
+
+}  // namespace tether::server

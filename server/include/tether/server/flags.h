@@ -1,0 +1,50 @@
+// The command-line flags of the server, defined once for tether-server and `tether serve`:
+// every ServerConfig field as a flag, each also read from its TETHER_* environment variable.
+//
+//   CLI::App app{"..."};
+//   tether::server::ServerFlags flags;
+//   tether::server::AddServerFlags(&app, &flags);
+//   try { app.parse(argc, argv); } catch (const CLI::ParseError& e) {
+//     return tether::server::ReportFlagError(app, e, argc, argv, "tether-server");
+//   }
+//   tether::server::ServerConfig config;
+//   if (std::string why; !flags.Resolve(&config, &why)) { ...; return 2; }
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tether/server/server.h"
+
+namespace CLI {
+class App;
+class ParseError;
+}  // namespace CLI
+
+namespace tether::server {
+
+// The flags' values. Durations are in the flags' units (seconds, milliseconds) until Resolve.
+struct ServerFlags {
+  ServerConfig config;
+  std::int64_t session_ttl_s = 3600;  // --session-ttl [s]
+  std::int64_t drain_grace_ms = 5000;  // --drain-grace [ms]
+  bool quiet = false;                  // --quiet: no per-RPC log lines
+
+  // The ServerConfig the flags describe; false and *why ("ServerConfig::max_sessions = 0; …")
+  // if it is invalid.
+  bool Resolve(ServerConfig* out, std::string* why) const;
+};
+
+// Adds every server flag (with its environment variable and default) to `app`.
+void AddServerFlags(CLI::App* app, ServerFlags* flags);
+
+// Prints a parse error as CLI11 does and, when the bad value came from an environment variable
+// (the flag is not on the command line), names that variable; returns the exit code (2).
+int ReportFlagError(const CLI::App& app, const CLI::ParseError& error, int argc,
+                    const char* const* argv, std::string_view program);
+
+// "tether 0.1.0 (commit abc1234, Release, GNU 12.2.0)": the build this binary came from.
+std::string VersionText(std::string_view program);
+
+}  // namespace tether::server
