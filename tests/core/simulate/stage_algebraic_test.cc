@@ -241,7 +241,8 @@ TEST(StageAlgebraic, AnAlgebraicNewtonThatFailsForLargeStepsIsRetriedSmaller) {
 }
 
 // Index 2 as the index-1 system in y that kSolve solves (F = (f, h), h = g_x f + g_t), with
-// projection onto g after every step: the catalog's spiral against its analytic solution.
+// projection onto g after every step (radau5; bdf keeps CVODE with the inner Newton for a model
+// with invariants, simulation.cc): the catalog's spiral against its analytic solution.
 // Global error ≤ steps · rtol-ish local errors for these damped dynamics: 1e-6 at rtol 1e-9.
 TEST(StageAlgebraic, IndexTwoRunsThroughItsIndexOneStageSystem) {
   for (const std::string method : {"radau5", "bdf"}) {
