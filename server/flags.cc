@@ -28,6 +28,7 @@ bool ServerFlags::Resolve(ServerConfig* out, std::string* why) const {
   *out = config;
   out->session_ttl = std::chrono::seconds(session_ttl_s);
   out->drain_grace = std::chrono::milliseconds(drain_grace_ms);
+  out->tls_refresh = std::chrono::seconds(tls_refresh_s);
   out->log_rpcs = !quiet;
   return out->IsValid(why);
 }
@@ -72,6 +73,23 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
                   "recently used sessions is trimmed")
       ->envname("TETHER_REPLAY_TOTAL_BYTES")->capture_default_str()->check(at_least_one);
   app->add_flag("--quiet", flags->quiet, "no per-RPC log lines")->envname("TETHER_QUIET");
+  app->add_option("--tls-cert", c.tls_cert_file,
+                  "PEM certificate chain of the server: --listen speaks TLS only (with --tls-key)")
+      ->envname("TETHER_TLS_CERT");
+  app->add_option("--tls-key", c.tls_key_file, "PEM private key of --tls-cert")
+      ->envname("TETHER_TLS_KEY");
+  app->add_option("--tls-client-ca", c.tls_client_ca_file,
+                  "PEM CA bundle of client certificates: mutual TLS, a client certificate it "
+                  "signed is required")
+      ->envname("TETHER_TLS_CLIENT_CA");
+  app->add_option("--tls-refresh", flags->tls_refresh_s,
+                  "seconds between re-reads of the TLS files (a rotated certificate is served "
+                  "without a restart)")
+      ->envname("TETHER_TLS_REFRESH")->capture_default_str();
+  app->add_option("--health-listen", c.health_listen,
+                  "host:port of a plaintext port serving grpc.health.v1 only, for probes that "
+                  "speak no TLS (the kubelet's)")
+      ->envname("TETHER_HEALTH_LISTEN");
 }
 
 // CLI11 names the option of a bad value, not the environment variable it came from.

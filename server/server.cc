@@ -19,6 +19,7 @@
 
 #include "errors.h"
 #include "service.h"
+#include "transport_security.h"
 
 namespace tether::server {
 namespace {
@@ -94,7 +95,19 @@ bool ServerConfig::IsValid(std::string* why) const {
                ">= 0 ms", why) &&
          Check(replay_bytes >= 1, "replay_bytes", std::to_string(replay_bytes), ">= 1", why) &&
          Check(replay_total_bytes >= 1, "replay_total_bytes", std::to_string(replay_total_bytes),
-               ">= 1", why);
+               ">= 1", why) &&
+         Check(tls_cert_file.empty() == tls_key_file.empty(), "tls_key_file",
+               "'" + tls_key_file + "' with tls_cert_file '" + tls_cert_file + "'",
+               "given together with tls_cert_file (both or neither)", why) &&
+         Check(tls_client_ca_file.empty() || !tls_cert_file.empty(), "tls_client_ca_file",
+               "'" + tls_client_ca_file + "'",
+               "used with tls_cert_file and tls_key_file (mutual TLS needs the server's own)",
+               why) &&
+         Check(tls_refresh.count() >= 1, "tls_refresh", std::to_string(tls_refresh.count()) + " s",
+               ">= 1 s", why) &&
+         Check(health_listen.empty() || health_listen != listen || listen.ends_with(":0"),
+               "health_listen",
+               "'" + health_listen + "'", "a different address than listen", why);
 }
 
 struct Server::Impl {
@@ -122,10 +135,22 @@ struct Server::Impl {
     return true;
   }
 
+  // Every health status of both ports at once.
+  void SetServing(bool serving) {
+    for (grpc::Server* s : {server.get(), health_server.get()}) {
+      if (s == nullptr) continue;
+      if (grpc::HealthCheckServiceInterface* health = s->GetHealthCheckService()) {
+        for (const std::string& name : HealthServiceNames()) health->SetServingStatus(name, serving);
+      }
+    }
+  }
+
   ServiceState state;
   SimulationService service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
+  std::unique_ptr<grpc::Server> health_server;  // config.health_listen: health only, plaintext
+  int health_port = 0;
 
   std::mutex janitor_mutex;
   std::condition_variable janitor_wake;
@@ -169,7 +194,9 @@ std::unique_ptr<Server> Server::Start(const ServerConfig& config, std::string* e
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   if (!config.listen.empty()) {
-    builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &impl->port);
+    std::shared_ptr<grpc::ServerCredentials> credentials = ListeningCredentials(config, error);
+    if (credentials == nullptr) return nullptr;
+    builder.AddListeningPort(config.listen, std::move(credentials), &impl->port);
   }
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();
@@ -178,9 +205,19 @@ std::unique_ptr<Server> Server::Start(const ServerConfig& config, std::string* e
     if (impl->server != nullptr) impl->server->Shutdown();
     return nullptr;
   }
-  if (grpc::HealthCheckServiceInterface* health = impl->server->GetHealthCheckService()) {
-    for (const std::string& name : HealthServiceNames()) health->SetServingStatus(name, true);
+  if (!config.health_listen.empty()) {
+    grpc::ServerBuilder health_builder;  // no service of ours: the default health service only
+    health_builder.AddListeningPort(config.health_listen, grpc::InsecureServerCredentials(),
+                                    &impl->health_port);
+    impl->health_server = health_builder.BuildAndStart();
+    if (impl->health_server == nullptr || impl->health_port == 0) {
+      *error = "could not listen on health_listen '" + config.health_listen +
+               "' (address in use or malformed?)";
+      impl->server->Shutdown();
+      return nullptr;
+    }
   }
+  impl->SetServing(true);
   impl->janitor = std::thread([raw = impl.get()] { raw->Janitor(); });
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
@@ -191,6 +228,8 @@ std::shared_ptr<grpc::Channel> Server::InProcessChannel() {
 
 int Server::port() const { return impl_->port; }
 
+int Server::health_port() const { return impl_->health_port; }
+
 void Server::Shutdown(std::chrono::milliseconds grace) {
   {
     std::lock_guard lock(impl_->shutdown_mutex);
@@ -198,10 +237,7 @@ void Server::Shutdown(std::chrono::milliseconds grace) {
     impl_->shutdown_started = true;
   }
   impl_->state.draining.store(true);
-  // SetServingStatus(bool) sets every name registered above at once.
-  if (grpc::HealthCheckServiceInterface* health = impl_->server->GetHealthCheckService()) {
-    health->SetServingStatus(false);
-  }
+  impl_->SetServing(false);
   const auto now = std::chrono::steady_clock::now();
   if (!impl_->WaitForStreams(now + grace)) {
     {
@@ -213,6 +249,9 @@ void Server::Shutdown(std::chrono::milliseconds grace) {
   // Cancels whatever is left (a stream blocked on a reader that never reads) and waits for
   // every reactor to finish; the pool still runs, so queued work can complete.
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
+  if (impl_->health_server != nullptr) {
+    impl_->health_server->Shutdown(std::chrono::system_clock::now());
+  }
   impl_->state.pool.Stop();
   {
     std::lock_guard lock(impl_->janitor_mutex);
@@ -259,9 +298,11 @@ int RunServer(const ServerConfig& config) {
     std::fprintf(stderr, "tether-server: %s\n", error.c_str());
     return 1;
   }
-  const nlohmann::json serving = {{"event", "serving"},
-                                  {"listen", config.listen},
-                                  {"port", server->port()}};
+  nlohmann::json serving = {{"event", "serving"},
+                            {"listen", config.listen},
+                            {"port", server->port()},
+                            {"transport", TransportName(config)}};
+  if (!config.health_listen.empty()) serving["health_port"] = server->health_port();
   std::fprintf(stderr, "%s\n", serving.dump().c_str());
   std::fflush(stderr);
 

@@ -135,16 +135,27 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.fallthrough();
   std::string target;
   app.add_option("--server", target, "HOST:PORT of a running tether server")->envname("TETHER_SERVER");
-  std::vector<std::string> metadata;
-  app.add_option("--metadata", metadata,
+  CallFlags call_flags;
+  app.add_option("--metadata", call_flags.metadata,
                  "gRPC metadata KEY=VALUE sent with every call (repeatable; TETHER_METADATA: "
                  "comma-separated), e.g. a tenant header")
       ->envname("TETHER_METADATA")
       ->delimiter(',')
       ->allow_extra_args(false);
-  std::string token;
-  app.add_option("--token", token, "Bearer token sent as `authorization: Bearer TOKEN`")
+  app.add_option("--token", call_flags.token, "Bearer token sent as `authorization: Bearer TOKEN`")
       ->envname("TETHER_TOKEN");
+  app.add_flag("--tls", call_flags.tls, "Connect with TLS, trusting the system's root CAs")
+      ->envname("TETHER_TLS");
+  app.add_option("--tls-ca", call_flags.tls_ca, "PEM CAs that sign the server's certificate (implies --tls)")
+      ->envname("TETHER_TLS_CA");
+  app.add_option("--tls-client-cert", call_flags.tls_client_cert,
+                 "PEM client certificate chain, for mutual TLS (with --tls-client-key)")
+      ->envname("TETHER_TLS_CLIENT_CERT");
+  app.add_option("--tls-client-key", call_flags.tls_client_key, "PEM key of --tls-client-cert")
+      ->envname("TETHER_TLS_CLIENT_KEY");
+  app.add_option("--tls-server-name", call_flags.tls_server_name,
+                 "Name the server's certificate must carry, if not --server's host")
+      ->envname("TETHER_TLS_SERVER_NAME");
 
   server::ServerFlags serve_flags;
   CLI::App* serve = app.add_subcommand(
@@ -222,7 +233,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
 
   if (serve->parsed()) return ServeCommand(serve_flags, err);
   client::ClientOptions client_options;
-  if (std::string why; !CliClientOptions(metadata, token, &client_options, &why)) {
+  if (std::string why; !CliClientOptions(call_flags, &client_options, &why)) {
     err << "tether: " << why << '\n';
     return kExitUsageError;
   }

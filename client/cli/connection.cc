@@ -6,8 +6,9 @@
 
 namespace tether::cli {
 
-bool CliClientOptions(const std::vector<std::string>& metadata, const std::string& token,
-                      client::ClientOptions* options, std::string* why) {
+bool CliClientOptions(const CallFlags& flags, client::ClientOptions* options, std::string* why) {
+  const std::vector<std::string>& metadata = flags.metadata;
+  const std::string& token = flags.token;
   // An unreachable --server should fail in about a second, not after the library's defaults:
   // a first connect that is refused fails at once, and the three retries wait 0.1 + 0.2 + 0.4 s.
   options->deadline = std::chrono::seconds(30);
@@ -21,6 +22,18 @@ bool CliClientOptions(const std::vector<std::string>& metadata, const std::strin
     options->metadata.emplace_back(entry.substr(0, equals), entry.substr(equals + 1));
   }
   if (!token.empty()) options->metadata.emplace_back("authorization", "Bearer " + token);
+  const bool tls = flags.tls || !flags.tls_ca.empty() || !flags.tls_client_cert.empty() ||
+                   !flags.tls_client_key.empty() || !flags.tls_server_name.empty();
+  if (tls) {
+    std::string problem;
+    options->channel_credentials = client::TlsCredentialsFromFiles(
+        flags.tls_ca, flags.tls_client_cert, flags.tls_client_key, &problem);
+    if (options->channel_credentials == nullptr) {
+      *why = "--tls-*: " + problem;
+      return false;
+    }
+    options->tls_server_name = flags.tls_server_name;
+  }
   std::string problem;
   if (!options->IsValid(&problem)) {
     *why = (token.empty() ? "--metadata: " : "--metadata/--token: ") + problem;

@@ -15,11 +15,22 @@ class Server;
 
 namespace tether::cli {
 
+// What the global flags say about every call: metadata entries "KEY=VALUE" (--metadata), a
+// bearer token (--token), and TLS (--tls-ca, --tls-client-cert/--tls-client-key for mutual
+// TLS, --tls-server-name; --tls alone trusts the system's roots).
+struct CallFlags {
+  std::vector<std::string> metadata;
+  std::string token;
+  bool tls = false;
+  std::string tls_ca;
+  std::string tls_client_cert;
+  std::string tls_client_key;
+  std::string tls_server_name;
+};
+
 // The client options of every command: short deadlines (an unreachable --server fails in
-// about a second), `metadata` entries "KEY=VALUE" (--metadata) and `token` (--token, sent as
-// "authorization: Bearer TOKEN"). false and *why naming the bad entry if one is malformed.
-bool CliClientOptions(const std::vector<std::string>& metadata, const std::string& token,
-                      client::ClientOptions* options, std::string* why);
+// about a second) and the flags above. false and *why naming the bad flag or entry.
+bool CliClientOptions(const CallFlags& flags, client::ClientOptions* options, std::string* why);
 
 class Connection {
  public:

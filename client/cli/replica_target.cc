@@ -120,11 +120,17 @@ bool ResolveReplicaTarget(const std::string& target, ReplicaTarget* resolved, st
   return true;
 }
 
-std::shared_ptr<grpc::Channel> CreateReplicaChannel(const ReplicaTarget& target) {
+std::shared_ptr<grpc::Channel> CreateReplicaChannel(const ReplicaTarget& target,
+                                                    const client::ClientOptions& options) {
   grpc::ChannelArguments arguments;
   if (target.balanced) arguments.SetServiceConfigJSON(kRoundRobinServiceConfig);
   if (!target.authority.empty()) arguments.SetString(GRPC_ARG_DEFAULT_AUTHORITY, target.authority);
-  return grpc::CreateCustomChannel(target.uri, grpc::InsecureChannelCredentials(), arguments);
+  if (!options.tls_server_name.empty()) arguments.SetSslTargetNameOverride(options.tls_server_name);
+  return grpc::CreateCustomChannel(target.uri,
+                                   options.channel_credentials != nullptr
+                                       ? options.channel_credentials
+                                       : grpc::InsecureChannelCredentials(),
+                                   arguments);
 }
 
 }  // namespace tether::cli

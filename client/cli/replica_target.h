@@ -19,6 +19,8 @@
 #include <memory>
 #include <string>
 
+#include "tether/client/client_options.h"
+
 namespace tether::cli {
 
 struct ReplicaTarget {
@@ -36,8 +38,10 @@ inline constexpr const char* kRoundRobinServiceConfig =
 // resolve 'x': Name or service not known", a list mixing IPv4 and IPv6).
 bool ResolveReplicaTarget(const std::string& target, ReplicaTarget* resolved, std::string* why);
 
-// An insecure channel to `target`, with round_robin when it is balanced.
-std::shared_ptr<grpc::Channel> CreateReplicaChannel(const ReplicaTarget& target);
+// A channel to `target`, with round_robin when it is balanced, and the transport security of
+// `options` (channel_credentials, tls_server_name; plaintext without).
+std::shared_ptr<grpc::Channel> CreateReplicaChannel(const ReplicaTarget& target,
+                                                    const client::ClientOptions& options);
 
 // Connects a balanced channel to its replicas before a burst of calls. round_robin picks only
 // among replicas already connected, and connecting takes a round trip or more, so K calls issued

@@ -326,7 +326,7 @@ bool OpenClient(const std::string& target, const client::ClientOptions& options,
     *why = "--server: " + *why;
     return false;
   }
-  auto channel = CreateReplicaChannel(resolved);
+  auto channel = CreateReplicaChannel(resolved, options);
   // Up to 5 s: a replica that is not up by then is one the sweep does without.
   WarmUpReplicas(*channel, resolved, std::chrono::seconds(5));
   client->remote = std::make_unique<client::Client>(channel, options);

@@ -101,10 +101,20 @@ std::string ModelName(std::string_view name) { return WithPrefix("models/", name
 std::string SessionName(std::string_view name) { return WithPrefix("sessions/", name); }
 
 Client::Client(const std::string& target, ClientOptions options)
-    : Client(grpc::CreateChannel(target, options.channel_credentials != nullptr
-                                             ? options.channel_credentials
-                                             : grpc::InsecureChannelCredentials()),
-             std::move(options)) {}
+    // A copy, not a move: the order in which arguments are evaluated is unspecified, and the
+    // channel must see the options before they could be moved from.
+    : Client(CreateChannel(target, options), options) {}
+
+std::shared_ptr<grpc::Channel> Client::CreateChannel(const std::string& target,
+                                                     const ClientOptions& options) {
+  grpc::ChannelArguments arguments;
+  if (!options.tls_server_name.empty()) arguments.SetSslTargetNameOverride(options.tls_server_name);
+  return grpc::CreateCustomChannel(target,
+                                   options.channel_credentials != nullptr
+                                       ? options.channel_credentials
+                                       : grpc::InsecureChannelCredentials(),
+                                   arguments);
+}
 
 Client::Client(std::shared_ptr<grpc::Channel> channel, ClientOptions options)
     : channel_(std::move(channel)),

@@ -1,5 +1,8 @@
 #include "tether/client/client_options.h"
 
+#include <fstream>
+#include <sstream>
+
 namespace tether::client {
 namespace {
 
@@ -56,6 +59,42 @@ bool ClientOptions::IsValid(std::string* why) const {
     }
   }
   return true;
+}
+
+namespace {
+
+// The text of PEM file `path` (for option `what`); false and *why if it cannot be read or
+// holds no PEM block.
+bool ReadPem(const std::string& what, const std::string& path, std::string* text, std::string* why) {
+  if (path.empty()) return true;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Fail(why, what + " '" + path + "' cannot be read");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  *text = buffer.str();
+  if (text->find("-----BEGIN ") == std::string::npos) {
+    return Fail(why, what + " '" + path + "' holds no PEM block (-----BEGIN ...)");
+  }
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<grpc::ChannelCredentials> TlsCredentialsFromFiles(const std::string& ca_file,
+                                                                 const std::string& cert_file,
+                                                                 const std::string& key_file,
+                                                                 std::string* why) {
+  if (cert_file.empty() != key_file.empty()) {
+    Fail(why, "a client certificate and its key go together (mutual TLS): give both or neither");
+    return nullptr;
+  }
+  grpc::SslCredentialsOptions options;
+  if (!ReadPem("CA file", ca_file, &options.pem_root_certs, why) ||
+      !ReadPem("client certificate", cert_file, &options.pem_cert_chain, why) ||
+      !ReadPem("client key", key_file, &options.pem_private_key, why)) {
+    return nullptr;
+  }
+  return grpc::SslCredentials(options);
 }
 
 std::string MetadataKeyProblem(std::string_view key) {

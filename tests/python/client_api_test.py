@@ -66,6 +66,7 @@ class ClientApiTest(unittest.TestCase):
         with self.assertRaises(tether.TetherError) as raised:
             self.client.register(OSCILLATOR_SPEC)
         self.assertEqual(raised.exception.code, grpc.StatusCode.ALREADY_EXISTS)
+        self.assertEqual(self.client.register(OSCILLATOR_SPEC, replace=True).name, "py-oscillator")
         result = self.client.simulate("py-oscillator")
         # x = cos t: dp5 at rtol 1e-8 keeps the global error far below 1e-6 over one second.
         self.assertAlmostEqual(result.df["x"].iloc[-1], math.cos(1.0), delta=1e-6)

@@ -77,10 +77,10 @@ class AsyncClient(ClientBase):
         return Model.from_proto(await self._unary("GetModel", pb.GetModelRequest(
             name=_requests.model_name(model))))
 
-    async def register(self, spec: _requests.SpecSource) -> Model:
+    async def register(self, spec: _requests.SpecSource, *, replace: bool = False) -> Model:
         """As Client.register."""
         return Model.from_proto(await self._unary("RegisterModel", pb.RegisterModelRequest(
-            spec_json=_requests.spec_text(spec))))
+            spec_json=_requests.spec_text(spec), replace=replace)))
 
     async def delete_model(self, model: str) -> None:
         """As Client.delete_model."""

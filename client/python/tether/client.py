@@ -83,11 +83,12 @@ class Client(ClientBase):
         return Model.from_proto(self._unary("GetModel", pb.GetModelRequest(
             name=_requests.model_name(model))))
 
-    def register(self, spec: _requests.SpecSource) -> Model:
+    def register(self, spec: _requests.SpecSource, *, replace: bool = False) -> Model:
         """Validates and registers a spec (a dict, or a JSON file's path). INVALID_ARGUMENT lists
-        every problem as a field violation; ALREADY_EXISTS for a taken name."""
+        every problem as a field violation; ALREADY_EXISTS for a taken name, unless ``replace``
+        (a registered model of that name is swapped in one step; the catalog is read-only)."""
         return Model.from_proto(self._unary("RegisterModel", pb.RegisterModelRequest(
-            spec_json=_requests.spec_text(spec))))
+            spec_json=_requests.spec_text(spec), replace=replace)))
 
     def delete_model(self, model: str) -> None:
         """Removes a registered model (the catalog is read-only: FAILED_PRECONDITION)."""

@@ -99,6 +99,10 @@ class Client {
   Result<HealthStatus> Health(const std::string& service = {});
 
   [[nodiscard]] const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  // The channel the target constructor makes: options.channel_credentials (plaintext when
+  // null) and options.tls_server_name.
+  static std::shared_ptr<grpc::Channel> CreateChannel(const std::string& target,
+                                                      const ClientOptions& options);
   [[nodiscard]] const ClientOptions& options() const { return options_; }
 
  private:

@@ -31,6 +31,9 @@ struct ClientOptions {
   // grpc::SslCredentials({.pem_root_certs = ca}); nullptr = plaintext. Ignored by the
   // constructor that takes a channel (the channel already has its credentials).
   std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
+  // The name the server's certificate must carry, when it is not the target's host (a server
+  // reached by IP address, or through a tunnel); empty = the target's host.
+  std::string tls_server_name;
   // Credentials attached to every call, e.g. grpc::AccessTokenCredentials(token). gRPC sends
   // them only over a secure channel: on plaintext the call fails with UNAVAILABLE rather than
   // leak the secret. For a token that must reach a plaintext proxy, use `metadata`.
@@ -47,6 +50,14 @@ struct ClientOptions {
 // The metadata key that routes a session's calls to its replica behind the session proxy
 // (deploy/README.md). Its value is the session's routing key: the root session's id.
 inline constexpr std::string_view kRoutingKeyHeader = "x-tether-session";
+
+// TLS credentials from PEM files: the CAs that sign the server's certificate (empty = the
+// system's roots) and, for mutual TLS, the client's certificate chain and key (both or
+// neither). nullptr and *why naming the file when one cannot be read.
+std::shared_ptr<grpc::ChannelCredentials> TlsCredentialsFromFiles(const std::string& ca_file,
+                                                                 const std::string& cert_file,
+                                                                 const std::string& key_file,
+                                                                 std::string* why);
 
 // Why `key` cannot be a metadata key of ClientOptions::metadata ("" if it can).
 std::string MetadataKeyProblem(std::string_view key);

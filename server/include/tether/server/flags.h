@@ -29,6 +29,7 @@ struct ServerFlags {
   ServerConfig config;
   std::int64_t session_ttl_s = 3600;  // --session-ttl [s]
   std::int64_t drain_grace_ms = 5000;  // --drain-grace [ms]
+  std::int64_t tls_refresh_s = 60;     // --tls-refresh [s]
   bool quiet = false;                  // --quiet: no per-RPC log lines
 
   // The ServerConfig the flags describe; false and *why ("ServerConfig::max_sessions = 0; …")

@@ -64,6 +64,23 @@ struct ServerConfig {
   // Writes one JSON line per RPC to stderr (method, session, code, message, duration_ms).
   bool log_rpcs = true;
 
+  // Transport security of `listen`: PEM files of the server's certificate chain and private
+  // key, both or neither; with them the port speaks TLS only. The files are watched (gRPC's
+  // FileWatcherCertificateProvider, every tls_refresh): a rotated certificate (a Kubernetes
+  // secret update) is served to new connections without a restart. Start fails, naming the
+  // file, if one is unreadable or holds no PEM block.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // PEM file of the CAs that sign client certificates: mutual TLS, every client must present a
+  // certificate they signed (the handshake fails otherwise). Needs tls_cert_file.
+  std::string tls_client_ca_file;
+  // How often the TLS files are re-read. ≥ 1 s.
+  std::chrono::seconds tls_refresh{60};
+  // host:port of a plaintext port that serves grpc.health.v1 only (and reflection, which then
+  // lists nothing else), for probes that speak no TLS (the kubelet's native gRPC probe); empty =
+  // none. Follows the main port's status (NOT_SERVING on drain).
+  std::string health_listen;
+
   // Checks every field; on failure writes e.g. "ServerConfig::max_sessions = 0; must be >= 1".
   bool IsValid(std::string* why) const;
 };
@@ -98,6 +115,8 @@ class Server {
   std::shared_ptr<grpc::Channel> InProcessChannel();
   // The bound TCP port; 0 if in-process only.
   [[nodiscard]] int port() const;
+  // The bound port of config.health_listen; 0 without one.
+  [[nodiscard]] int health_port() const;
   // Drains: health NOT_SERVING (every HealthServiceNames() name), new sessions and streams
   // refused (UNAVAILABLE), open streams may run on for ≤ grace, then are cancelled
   // (UNAVAILABLE). Idempotent.
