@@ -67,8 +67,8 @@ StepStatus FixedStepStatus(AttemptFailure failure) {
 }  // namespace
 
 Radau5::Radau5(const StepperOptions& options) : options_(options) {
-  // rtol' = 0.1 rtol^(2/3) (radau5.f, "CHECK AND CHANGE THE TOLERANCES").
-  rtol_ = 0.1 * std::pow(options_.rtol, 2.0 / 3.0);
+  // rtol' = rtol: radau5.f's 0.1 rtol^(2/3) is not applied (radau5.h, Tolerances).
+  rtol_ = options_.rtol;
   newton_tolerance_ = options_.newton_tolerance > 0.0
                           ? options_.newton_tolerance
                           : std::max(10.0 * kEps / rtol_, std::min(0.03, std::sqrt(rtol_)));
@@ -87,9 +87,8 @@ void Radau5::Resize(std::size_t n) {
   }
   n_ = n;
   atol_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {  // atol'_i = rtol' · atol_i / rtol
-    const double atol = per_component.empty() ? options_.atol : per_component[i];
-    atol_[i] = rtol_ * atol / options_.rtol;
+  for (std::size_t i = 0; i < n; ++i) {  // atol'_i = atol_i
+    atol_[i] = per_component.empty() ? options_.atol : per_component[i];
   }
   matrices_.Resize(n, options_);
   for (std::vector<double>* v : {&x0_, &f0_, &base_weights_, &weights_, &work_, &mass_work_,

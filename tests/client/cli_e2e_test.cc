@@ -295,7 +295,7 @@ TEST(CliExitCodes, NumericalFailureExitsOneNamingTime) {
 TEST(CliStiff, Radau5RunsRobertsonToFourTimesTenToTheTen) {
   const ProcessResult run =
       Tether({"run", "robertson", "--method", "radau5", "--t-end", "4e10", "--output-interval",
-              "0", "--rtol", "1e-10", "--atol", "1e-12", "--atol", "y2=1e-22", "--max-step",
+              "0", "--rtol", "1e-8", "--atol", "1e-12", "--atol", "y2=1e-22", "--max-step",
               "1e10", "--format", "csv"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.err, HasSubstr("Jacobians"));

@@ -138,9 +138,9 @@ TEST(Radau5, ConvergesAtOrderFiveWithDenseOutputOfOrderThreeOnAStiffProblem) {
 
 // Robertson to t = 4e10 with relative control of every component (y2 falls to 2e-13, so its
 // atol is 1e-14·rtol), against the reference of stiff_problems.h (scipy's Radau at rtol 1e-13,
-// an independent implementation). RADAU5's tolerance transformation (radau5.h) aims at a
-// global error ≈ rtol on damped problems like this one, so the run at rtol = 1e-7 must meet y2
-// within 1e-6 relative with a margin of 10 (measured: 1e-9).
+// an independent implementation). radau5 keeps its order-3 error estimate below rtol
+// (radau5.h), which on damped problems like this one leaves a global error below rtol, so the
+// run at rtol = 1e-7 must meet y2 within 1e-6 relative with a margin of 10.
 StepperOptions RobertsonOptions() {
   StepperOptions options;
   options.rtol = 1e-7;
@@ -359,8 +359,8 @@ TEST(Radau5, JacobianReuseAndStepHysteresisSaveWork) {
 TEST(Radau5, RecoversFromAFailingNewtonIteration) {
   VanDerPol system;
   StepperOptions options;
-  options.rtol = 1e-6;
-  options.atol = 1e-6;
+  options.rtol = 1e-5;
+  options.atol = 1e-5;
   options.step = 0.5;
   const std::unique_ptr<Stepper> stepper = MakeRadau5(options);
   stepper->Resize(2);

@@ -91,7 +91,7 @@ struct StepperOptions {
   double step = 1e-3;
   // Adaptive methods: a step is accepted iff WrmsNorm(local error estimate) ≤ 1 with these
   // relative [1] and absolute [state units] tolerances; both > 0 (rtol ≥ 1e-15). radau5
-  // transforms them first, as RADAU5 does (radau5.h).
+  // uses them as they are, not transformed as RADAU5 does (radau5.h).
   double rtol = 1e-8;
   double atol = 1e-10;
   // Per-component absolute tolerances [state units]; when non-empty (one per component, each
@@ -125,7 +125,7 @@ struct StepperOptions {
   int newton_max_iterations = 7;
   // The Newton iteration stops when η·‖ΔW‖ ≤ newton_tolerance, η = θ/(1 − θ), ‖·‖ the error
   // norm (RADAU5's FNEWT, the κ of HW II (8.21)); 0 selects RADAU5's
-  // max(10 ε / rtol', min(0.03, √rtol')) with rtol' the transformed rtol (radau5.h). ≥ 0.
+  // max(10 ε / rtol, min(0.03, √rtol)) (radau5.h). ≥ 0.
   double newton_tolerance = 0.0;
   // The Jacobian is kept for the next step iff the Newton contraction θ of the step just
   // accepted is ≤ this (RADAU5's THET; raise it, to 0.1 say, when Jacobians are expensive).
