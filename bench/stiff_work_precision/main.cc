@@ -3,12 +3,17 @@
 //   Robertson's kinetics as an index-1 DAE to t = 4e10 (tether: models/robertson.json's
 //     equations; IDA: M = diag(1, 1, 0)),
 //   van der Pol with μ = 1e6 to t = 3.5, two relaxation periods (IDA: M = diag(1, 1/μ)),
-//   a stiff chain of n = 100 (a discretized heat equation with a cubic sink, k = n²) to t = 1.
+//   a stiff chain of n = 100 (a discretized heat equation with a cubic sink, k = n²) to t = 1,
+//   the seed pendulum (mechanical, index 3; shared/seeds/002, example 11.1) to t = 10 (tether:
+//     its reduced ODE with projection; IDA: the stabilized index-2 GGL form of
+//     bench/ida_pendulum/ida_chain.h, the peer of bench/ida_pendulum).
 // tether runs through core/simulate (the reduced model, its compiled Jacobian, the stepper,
 // the sampler at t_end only), so the numbers include everything a session does per step.
 // Errors: the largest relative error at t_end against references computed independently at
 // higher precision (the first two: tests/core/integrate/stiff_problems.h, SciPy at rtol 1e-13;
-// the chain: IDA at rtol 1e-12, checked against radau5 at rtol 1e-12).
+// the chain: IDA at rtol 1e-12, checked against radau5 at rtol 1e-12; the pendulum: its
+// minimal-coordinate ODE by RK4 in long double, bench/common/chain.h). The pendulum's errors are
+// relative to max(|reference_i|, 1) (positions of 2.5 m, velocities through 0).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,10 +25,13 @@
 
 #include "bdf_overhead/raw_sundials.h"
 #include "common/arguments.h"
+#include "common/chain.h"
 #include "common/cpu_timer.h"
 #include "common/report.h"
 #include "common/work_precision.h"
 #include "core/integrate/stiff_problems.h"
+#include "core/simulate/pendulum_spec.h"
+#include "ida_pendulum/ida_chain.h"
 #include "tether/model/model.h"
 #include "tether/simulate/simulation.h"
 
@@ -44,6 +52,7 @@ struct Problem {
   // IDA on the same problem from its initial state.
   std::function<RawRun(const RawOptions&)> ida;
   std::vector<double> atol_scale;  // per component, atol = rtol · scale (tiny species)
+  double error_floor = 0.0;  // errors relative to max(|reference_i|, error_floor); 0: |ref_i|
 };
 
 std::string ChainSpec(std::size_t n) {
@@ -66,10 +75,12 @@ std::string ChainSpec(std::size_t n) {
          initial + "}}";
 }
 
-double RelativeError(std::span<const double> x, const std::vector<double>& reference) {
+double RelativeError(std::span<const double> x, const std::vector<double>& reference,
+                     double floor) {
   double worst = 0.0;
   for (std::size_t i = 0; i < reference.size(); ++i) {
-    const double scale = std::abs(reference[i]) > 0.0 ? std::abs(reference[i]) : 1.0;
+    const double magnitude = std::max(std::abs(reference[i]), floor);
+    const double scale = magnitude > 0.0 ? magnitude : 1.0;
     worst = std::max(worst, std::abs(x[i] - reference[i]) / scale);
   }
   return std::isfinite(worst) ? worst : std::numeric_limits<double>::infinity();
@@ -110,7 +121,7 @@ WorkPoint RunTether(const Problem& problem, const std::shared_ptr<const model::M
   });
   point.ok = status.reason == simulate::Termination::kReachedEnd;
   point.note = point.ok ? "" : status.message;
-  point.end_error = point.ok ? RelativeError(last, problem.reference)
+  point.end_error = point.ok ? RelativeError(last, problem.reference, problem.error_floor)
                              : std::numeric_limits<double>::infinity();
   return point;
 }
@@ -127,7 +138,7 @@ WorkPoint RunIda(const Problem& problem, double rtol, int repeats) {
   point.ok = run.error.empty();
   point.note = run.error;
   point.steps = run.steps;
-  point.end_error = point.ok ? RelativeError(run.x, problem.reference)
+  point.end_error = point.ok ? RelativeError(run.x, problem.reference, problem.error_floor)
                              : std::numeric_limits<double>::infinity();
   return point;
 }
@@ -181,6 +192,36 @@ std::vector<Problem> Problems(bool quick) {
     tight.rtol = 1e-12;
     tight.atol = 1e-12;
     p.reference = p.ida(tight).x;
+    problems.push_back(std::move(p));
+  }
+  {
+    Problem p;
+    p.name = "seed pendulum (index 3, t = 10)";
+    p.spec = testing::kPendulumSpec;  // (0.86, 2.35) is projected onto the circle radially
+    p.t_end = quick ? 1.0 : 10.0;
+    const Chain chain = SeedPendulum();
+    const AngleState start = SeedPendulumStart();  // the same radial projection, at rest
+    Eigen::VectorXd q, v;
+    // RK4 in long double with h = 1e-5 (1e-6 quick): error ≈ C h⁴ far below 1e-14.
+    ToCartesian(chain, IntegrateAngles(chain, start, p.t_end, quick ? 100'000 : 1'000'000), &q, &v);
+    p.reference = {q[0], q[1], v[0], v[1]};
+    p.error_floor = 1.0;
+    p.ida = [chain, start, t_end = p.t_end](const RawOptions& o) {
+      Eigen::VectorXd q0, v0;
+      ToCartesian(chain, start, &q0, &v0);
+      IdaOptions options;
+      options.rtol = o.rtol;
+      options.atol = o.atol;
+      options.t_end = t_end;
+      options.outputs = 1;
+      const IdaRun ida = RunIda(ChainKinematics(chain), q0, v0, options);
+      RawRun run;
+      run.error = ida.ok ? "" : ida.message;
+      if (ida.ok) run.x = {ida.q_end[0], ida.q_end[1], ida.v_end[0], ida.v_end[1]};
+      run.steps = ida.steps;
+      run.evaluations = ida.residual_evaluations;
+      return run;
+    };
     problems.push_back(std::move(p));
   }
   return problems;
@@ -283,8 +324,10 @@ int Run(int argc, char** argv) {
       "of the reduced model, dense Newton matrices at these sizes below the sparse threshold "
       "except the chain, one sample at t_end); IDA is driven directly (raw_sundials.h) with a "
       "hand-written analytic Jacobian and dense linear algebra. atol = rtol, except "
-      "Robertson's atol = rtol·(1e-6, 1e-12, 1e-6) for both. CPU: minimum over the repeats; "
-      "'(≤)': tether's curve is already more accurate than IDA at its cheapest point. The "
+      "Robertson's atol = rtol·(1e-6, 1e-12, 1e-6) for both. The seed pendulum: tether's "
+      "mechanical form (reduced ODE, coupled projection) against IDA on the GGL index-2 form "
+      "(bench/ida_pendulum), errors relative to max(|reference|, 1). CPU: minimum over the "
+      "repeats; '(≤)': tether's curve is already more accurate than IDA at its cheapest point. The "
       "ratio interpolates tether's curve in log–log at IDA's error (work_precision.h).");
   if (!report.Write(arguments.results, &why)) {
     std::fprintf(stderr, "stiff_work_precision: %s\n", why.c_str());
