@@ -201,7 +201,8 @@ simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::
     if (std::find(names.begin(), names.end(), p.method()) == names.end()) {
       std::string known;
       for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
-      violations->push_back({"options.method", "unknown method '" + p.method() + "' (known: " + known + ")"});
+      violations->push_back(
+          {"options.method", "unknown method " + Quote(p.method()) + " (known: " + known + ")"});
     }
     o.method = p.method();
   }

@@ -1,5 +1,16 @@
 // gRPC statuses with google.rpc details (BadRequest, ErrorInfo), and the one place where a
 // core termination reason becomes a gRPC code.
+//
+// Every status the service returns is bounded, whatever the request: a default gRPC client
+// accepts at most 8 KiB of response metadata, and the status message (grpc-message) and its
+// details (grpc-status-details-bin, base64) travel there. A larger error would reach the
+// client as RESOURCE_EXHAUSTED and lose its real code. So:
+//   - user text is quoted through expr::Quote (64 bytes, then "…(N bytes)");
+//   - a BadRequest lists at most kMaxViolations problems, then one entry "and N more problems";
+//   - message + serialized details stay below kMaxErrorBytes (4 KiB, half the client's limit,
+//     leaving room for base64's 4/3 and percent-encoding of the few non-ASCII characters):
+//     descriptions are cut, and trailing violations dropped into the "and N more" entry, until
+//     they fit. The code is never changed.
 #pragma once
 
 #include <map>
@@ -25,21 +36,44 @@ struct FieldViolation {
   std::string description;
 };
 
-// A status with no details.
+// Status message + serialized details of every error stay below this [bytes].
+inline constexpr std::size_t kMaxErrorBytes = 4096;
+// Problems one BadRequest lists at most before "and N more problems".
+inline constexpr std::size_t kMaxViolations = 50;
+// One violation's field path and description are cut to these [bytes] (before the total
+// budget, which may cut further); a description quotes user text, so it is short anyway.
+inline constexpr std::size_t kMaxFieldBytes = 160;
+inline constexpr std::size_t kMaxDescriptionBytes = 480;
+
+// `text` with user input quoted the one way (tether/expr/quote.h): "'name'", at most 64 bytes.
+std::string Quote(std::string_view text);
+// A name's printable, bounded form without quotes, for field paths: "parameters.<name>".
+std::string PathPart(std::string_view text);
+
+// A status with no details; the message cut to fit kMaxErrorBytes.
 grpc::Status Error(grpc::StatusCode code, std::string message);
-// INVALID_ARGUMENT carrying google.rpc.BadRequest with every violation; the message is
+// INVALID_ARGUMENT carrying google.rpc.BadRequest with the violations; the message is
 // `summary` followed by the violations, one per line, so that a client without detail
-// decoding still sees them all.
-grpc::Status InvalidArgument(std::string_view summary, const std::vector<FieldViolation>& violations);
+// decoding still sees them. At most kMaxViolations are listed, fewer if the kMaxErrorBytes
+// budget is reached first; the rest are counted in a last entry (empty field) "and N more
+// problems", in the details and in the message alike.
+// `unlisted` more problems that `violations` does not hold are counted in the same entry.
+grpc::Status InvalidArgument(std::string_view summary, const std::vector<FieldViolation>& violations,
+                             std::size_t unlisted = 0);
 // `code` carrying google.rpc.ErrorInfo{reason, domain kErrorDomain, metadata}.
 grpc::Status ErrorWithInfo(grpc::StatusCode code, std::string message, std::string reason,
                            const std::map<std::string, std::string>& metadata);
 
 // Spec problems as violations; the field is "<prefix><path>, col <c>" when in an expression.
+// The reader's own last entry "and N more problems not listed" (model/unlisted_problems.h) is
+// left out: InvalidArgument counts those N itself.
 std::vector<FieldViolation> SpecViolations(const std::vector<model::SpecProblem>& problems,
                                            std::string_view prefix);
-// Setup problems ("options.rtol", "parameters.mass") as violations.
-std::vector<FieldViolation> SetupViolations(const std::vector<simulate::SetupProblem>& problems);
+// Setup problems ("options.rtol", "parameters.mass") as violations of the request's fields:
+// the core's paths "initial.<name>" become "<values_field>.<name>" ("initial_values" of
+// CreateSession and Simulate, "values" of UpdateSession).
+std::vector<FieldViolation> SetupViolations(const std::vector<simulate::SetupProblem>& problems,
+                                            std::string_view values_field);
 
 v1::Termination TerminationToProto(simulate::Termination reason);
 
@@ -58,6 +92,11 @@ struct Residuals {
 // the last good sample: residual_position, residual_velocity and, for models with inequalities,
 // residual_inequality}.
 grpc::Status TerminationStatus(const simulate::Status& status, const Residuals& last);
+
+// `status` if it fits kMaxErrorBytes; otherwise the same code with the message cut and the
+// details dropped if they alone do not fit. Every RPC's final status passes through it (the
+// statuses built above already fit; this holds the bound for any other).
+grpc::Status Bounded(const grpc::Status& status);
 
 // "1.5e-09": shortest text that reads back as the same double.
 std::string FormatDouble(double value);

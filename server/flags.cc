@@ -58,6 +58,9 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
   app->add_option("--max-steps-per-stream", c.max_steps_per_stream,
                   "accepted steps one stream may take")
       ->envname("TETHER_MAX_STEPS_PER_STREAM")->capture_default_str();
+  app->add_option("--max-samples-per-stream", c.max_samples_per_stream,
+                  "samples one stream may ask for ((t_end - t) / output_interval)")
+      ->envname("TETHER_MAX_SAMPLES_PER_STREAM")->capture_default_str()->check(at_least_one);
   app->add_option("--session-ttl", flags->session_ttl_s, "seconds an idle session lives")
       ->envname("TETHER_SESSION_TTL")->capture_default_str();
   app->add_option("--drain-grace", flags->drain_grace_ms,

@@ -1,9 +1,11 @@
 #include "one_shot_run.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "convert.h"
 #include "errors.h"
+#include "tether/model/unlisted_problems.h"
 
 namespace tether::server {
 
@@ -17,6 +19,11 @@ grpc::Status CreateRun(std::shared_ptr<const model::Model> model,
   simulate::Setup setup;
   setup.options = OptionsFromProto(options, *model, &violations);
   setup.options.max_steps = std::min(setup.options.max_steps, max_steps_cap);
+  if (std::isinf(setup.options.t_end) && setup.options.t_end > 0.0) {
+    violations.push_back({"options.t_end",
+                          "t_end = inf; must be finite (a session streams without a horizon "
+                          "with StreamStatesRequest.indefinite)"});
+  }
   if (!violations.empty()) return InvalidArgument("bad simulation options", violations);
   setup.model = std::move(model);
   setup.parameters = ToMap(parameters);
@@ -24,7 +31,7 @@ grpc::Status CreateRun(std::shared_ptr<const model::Model> model,
   setup.fixed.assign(fixed.begin(), fixed.end());
   simulate::CreateResult result = simulate::Simulation::Create(setup);
   if (!result.problems.empty()) {
-    return InvalidArgument("bad simulation setup", SetupViolations(result.problems));
+    return InvalidArgument("bad simulation setup", SetupViolations(result.problems, "initial_values"));
   }
   if (result.status.failed() || result.simulation == nullptr) {
     return InvalidArgument(
@@ -38,11 +45,13 @@ grpc::Status CreateRun(std::shared_ptr<const model::Model> model,
 }
 
 OneShotRun::OneShotRun(const model::ModelRegistry* registry, v1::SimulateRequest request,
-                       std::size_t max_spec_bytes, std::uint64_t max_steps)
+                       std::size_t max_spec_bytes, std::uint64_t max_steps,
+                       std::uint64_t max_samples)
     : registry_(registry),
       request_(std::move(request)),
       max_spec_bytes_(max_spec_bytes),
-      max_steps_(max_steps) {}
+      max_steps_(max_steps),
+      max_samples_(max_samples) {}
 
 grpc::Status OneShotRun::ResolveModel(std::shared_ptr<const model::Model>* out) const {
   switch (request_.source_case()) {
@@ -65,8 +74,8 @@ grpc::Status OneShotRun::ResolveModel(std::shared_ptr<const model::Model>* out) 
       limits.max_document_bytes = std::max(limits.max_document_bytes, max_spec_bytes_);
       model::ModelResult parsed = model::ParseModel(request_.spec_json(), limits);
       if (!parsed.ok()) {
-        return InvalidArgument("invalid model spec",
-                               SpecViolations(parsed.problems, "spec_json: "));
+        return InvalidArgument("invalid model spec", SpecViolations(parsed.problems, "spec_json: "),
+                               model::UnlistedProblems(parsed.problems));
       }
       *out = parsed.model;
       return grpc::Status::OK;
@@ -74,7 +83,7 @@ grpc::Status OneShotRun::ResolveModel(std::shared_ptr<const model::Model>* out) 
     case v1::SimulateRequest::SOURCE_NOT_SET:
       break;
   }
-  return InvalidArgument("no model", {{"source", "set model or spec_json"}});
+  return InvalidArgument("no model", {{"model", "set model or spec_json"}});
 }
 
 grpc::Status OneShotRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) {
@@ -85,6 +94,11 @@ grpc::Status OneShotRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
                                  request_.fixed(), request_.options(), max_steps_, &simulation_);
       !s.ok()) {
     return s;
+  }
+  const simulate::Options& options = simulation_->options();
+  if (auto v = SampleCountViolation(simulation_->time(), options.t_end, options.output_interval,
+                                    max_samples_, "options.t_end")) {
+    return InvalidArgument("too many samples", {*v});
   }
   const auto& all = simulation_->columns();
   ColumnSelection selection;

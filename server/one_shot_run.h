@@ -14,7 +14,7 @@ namespace tether::server {
 class OneShotRun final : public RunSource {
  public:
   OneShotRun(const model::ModelRegistry* registry, v1::SimulateRequest request,
-             std::size_t max_spec_bytes, std::uint64_t max_steps);
+             std::size_t max_spec_bytes, std::uint64_t max_steps, std::uint64_t max_samples);
 
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
   simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
@@ -29,6 +29,7 @@ class OneShotRun final : public RunSource {
   v1::SimulateRequest request_;
   std::size_t max_spec_bytes_;
   std::uint64_t max_steps_;
+  std::uint64_t max_samples_;  // ServerConfig::max_samples_per_stream
   const std::atomic<bool>* cancel_ = nullptr;
   std::unique_ptr<simulate::Simulation> simulation_;
   SampleWriter writer_;
@@ -40,7 +41,8 @@ class OneShotRun final : public RunSource {
 
 // Builds and initializes a run (CreateSession and Simulate share it): options from the
 // request, then Simulation::Create. INVALID_ARGUMENT lists every problem, including a failed
-// consistent initialization (field "initial_values").
+// consistent initialization (field "initial_values") and an infinite options.t_end (a run has
+// a horizon; only StreamStatesRequest.indefinite streams without one).
 grpc::Status CreateRun(std::shared_ptr<const model::Model> model,
                        const google::protobuf::Map<std::string, double>& parameters,
                        const google::protobuf::Map<std::string, double>& initial_values,

@@ -27,12 +27,12 @@ grpc::Status ColumnSelection::Make(const std::vector<simulate::Column>& all,
     const auto it = std::find_if(all.begin(), all.end(),
                                  [&](const simulate::Column& c) { return c.name == names[i]; });
     if (it == all.end()) {
-      violations.push_back({field, "unknown column '" + names[i] + "' (columns: " + known + ")"});
+      violations.push_back({field, "unknown column " + Quote(names[i]) + " (columns: " + known + ")"});
       continue;
     }
     const auto index = static_cast<std::size_t>(it - all.begin());
     if (std::find(out->indices_.begin(), out->indices_.end(), index) != out->indices_.end()) {
-      violations.push_back({field, "column '" + names[i] + "' is selected twice"});
+      violations.push_back({field, "column " + Quote(names[i]) + " is selected twice"});
       continue;
     }
     out->indices_.push_back(index);
@@ -111,6 +111,19 @@ v1::Event* AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKi
   event->set_kind(kind);
   event->set_message(std::move(message));
   return event;
+}
+
+std::optional<FieldViolation> SampleCountViolation(double t, double t_end, double output_interval,
+                                                   std::uint64_t limit, std::string field) {
+  if (!(output_interval > 0.0) || !std::isfinite(t_end) || !std::isfinite(t)) return std::nullopt;
+  const double samples = (t_end - t) / output_interval;
+  if (!(samples > static_cast<double>(limit))) return std::nullopt;
+  return FieldViolation{
+      std::move(field),
+      "t_end = " + FormatDouble(t_end) + " at output_interval = " + FormatDouble(output_interval) +
+          " from t = " + FormatDouble(t) + " asks for " + FormatDouble(std::floor(samples)) +
+          " samples; this server's max_samples_per_stream is " + std::to_string(limit) +
+          ": shorten the horizon, widen output_interval, or stream in parts"};
 }
 
 void SetProgress(double t_start, double t_end, std::uint64_t samples_sent, double wall_seconds,

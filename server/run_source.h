@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,6 +77,11 @@ class SampleWriter {
 // Appends an event at sample `index` (time t) and returns it.
 v1::Event* AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKind kind,
                     std::string message);
+
+// A violation on `field` if the stream's grid asks for more than `limit` samples: the estimate
+// (t_end − t) / output_interval, made only when both are finite and output_interval > 0.
+std::optional<FieldViolation> SampleCountViolation(double t, double t_end, double output_interval,
+                                                   std::uint64_t limit, std::string field);
 
 // Fills Frame.progress.
 void SetProgress(double t_start, double t_end, std::uint64_t samples_sent, double wall_seconds,

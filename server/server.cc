@@ -89,6 +89,8 @@ bool ServerConfig::IsValid(std::string* why) const {
                "in [1, max_frame_samples = " + std::to_string(max_frame_samples) + "]", why) &&
          Check(max_steps_per_stream >= 1, "max_steps_per_stream",
                std::to_string(max_steps_per_stream), ">= 1", why) &&
+         Check(max_samples_per_stream >= 1, "max_samples_per_stream",
+               std::to_string(max_samples_per_stream), ">= 1", why) &&
          Check(session_ttl.count() >= 1, "session_ttl",
                std::to_string(session_ttl.count()) + " ms", ">= 1 ms", why) &&
          Check(drain_grace.count() >= 0, "drain_grace", std::to_string(drain_grace.count()) + " ms",

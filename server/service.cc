@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "one_shot_run.h"
 #include "session_run.h"
+#include "tether/model/unlisted_problems.h"
 #include "tether/version.h"
 
 namespace tether::server {
@@ -27,7 +28,7 @@ grpc::ServerUnaryReactor* RunUnary(grpc::CallbackServerContext* context, RpcLog 
                                    WorkerPool* pool, Body body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   auto run = [reactor, log, body]() mutable {
-    const grpc::Status status = body();
+    const grpc::Status status = Bounded(body());
     log.Finish(status);
     reactor->Finish(status);
   };
@@ -49,15 +50,19 @@ grpc::Status PageSize(int requested, std::size_t* size) {
   return grpc::Status::OK;
 }
 
+// "'sessions/{id}'", the id as the client sent it, quoted and bounded.
+std::string SessionName(std::string_view id) {
+  return Quote(std::string(kSessionPrefix) + std::string(id));
+}
+
 grpc::Status SessionNotFound(std::string_view id) {
-  return Error(grpc::StatusCode::NOT_FOUND,
-               "session '" + std::string(kSessionPrefix) + std::string(id) + "' not found");
+  return Error(grpc::StatusCode::NOT_FOUND, "session " + SessionName(id) + " not found");
 }
 
 grpc::Status Busy(std::string_view id, std::string_view what) {
   return Error(grpc::StatusCode::FAILED_PRECONDITION,
-               "session '" + std::string(kSessionPrefix) + std::string(id) +
-                   "' has an open StreamStates call; cancel it before " + std::string(what));
+               "session " + SessionName(id) + " has an open StreamStates call; cancel it before " +
+                   std::string(what));
 }
 
 grpc::Status Draining() {
@@ -68,7 +73,7 @@ grpc::Status Draining() {
 // A stream refused before it started.
 class RefusedStream final : public grpc::ServerWriteReactor<v1::StateChunk> {
  public:
-  explicit RefusedStream(const grpc::Status& status) { Finish(status); }
+  explicit RefusedStream(const grpc::Status& status) { Finish(Bounded(status)); }
   void OnDone() override { delete this; }
 };
 
@@ -79,7 +84,7 @@ grpc::Status ChooseSessionId(const std::string& requested, std::string* id) {
   }
   if (!IsValidSessionId(requested)) {
     return InvalidArgument("bad session_id",
-                           {{"session_id", "'" + requested + "' must match [a-z][a-z0-9-]{0,62}"}});
+                           {{"session_id", Quote(requested) + " must match [a-z][a-z0-9-]{0,62}"}});
   }
   *id = requested;
   return grpc::Status::OK;
@@ -96,8 +101,7 @@ grpc::Status AddSession(SessionStore* store, std::shared_ptr<Session> session) {
   switch (store->Add(std::move(session))) {
     case SessionStore::AddResult::kOk: return grpc::Status::OK;
     case SessionStore::AddResult::kAlreadyExists:
-      return Error(grpc::StatusCode::ALREADY_EXISTS,
-                   "session '" + std::string(kSessionPrefix) + id + "' already exists");
+      return Error(grpc::StatusCode::ALREADY_EXISTS, "session " + SessionName(id) + " already exists");
     case SessionStore::AddResult::kLimit: break;
   }
   return SessionLimit(*store);
@@ -182,7 +186,8 @@ grpc::Status SimulationService::DoRegisterModel(const v1::RegisterModelRequest& 
       *response = Describe({result.model, false});
       return grpc::Status::OK;
     case model::RegistryStatus::kInvalid:
-      return InvalidArgument("invalid model spec", SpecViolations(result.problems, "spec_json: "));
+      return InvalidArgument("invalid model spec", SpecViolations(result.problems, "spec_json: "),
+                             model::UnlistedProblems(result.problems));
     case model::RegistryStatus::kAlreadyExists:
       return Error(grpc::StatusCode::ALREADY_EXISTS, result.message);
     case model::RegistryStatus::kLimit:
@@ -212,8 +217,7 @@ grpc::Status SimulationService::DoDeleteModel(const v1::DeleteModelRequest& requ
       return grpc::Status::OK;
     case model::RegistryStatus::kReadOnly:
       return Error(grpc::StatusCode::FAILED_PRECONDITION,
-                   "model '" + std::string(name) +
-                       "' belongs to the built-in catalog, which is read-only");
+                   "model " + Quote(name) + " belongs to the built-in catalog, which is read-only");
     case model::RegistryStatus::kNotFound:
       return Error(grpc::StatusCode::NOT_FOUND, result.message);
     default:
@@ -321,12 +325,7 @@ grpc::Status SimulationService::DoUpdateSession(const v1::UpdateSessionRequest& 
   simulate::CreateResult result =
       session->simulation->Update(ToMap(request.parameters()), ToMap(request.values()));
   if (!result.problems.empty()) {
-    std::vector<FieldViolation> violations = SetupViolations(result.problems);
-    // The core names values "initial.x"; this request calls them "values.x".
-    for (FieldViolation& v : violations) {
-      if (v.field.rfind("initial", 0) == 0) v.field.replace(0, 7, "values");
-    }
-    return InvalidArgument("bad update", violations);
+    return InvalidArgument("bad update", SetupViolations(result.problems, "values"));
   }
   if (result.status.failed()) {
     return InvalidArgument("consistent initialization failed",
@@ -455,12 +454,14 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
   std::shared_ptr<Session> session = status.ok() ? state_->sessions.Find(id) : nullptr;
   if (status.ok() && session == nullptr) status = SessionNotFound(id);
   if (!status.ok()) {
+    status = Bounded(status);
     log.Finish(status);
     return new RefusedStream(status);
   }
   return StartStream(
       std::make_unique<SessionRun>(std::move(session), &state_->sessions, *request,
-                                   state_->config.max_steps_per_stream),
+                                   state_->config.max_steps_per_stream,
+                                   state_->config.max_samples_per_stream),
       settings, std::move(log));
 }
 
@@ -468,14 +469,16 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::Simulate(
     grpc::CallbackServerContext* /*context*/, const v1::SimulateRequest* request) {
   RpcLog log(state_->config.log_rpcs, Method("Simulate"));
   StateStream::Settings settings;
-  const grpc::Status status = AdmitStream(request->frame_samples(), 0.0, &settings.frame_samples);
+  const grpc::Status status =
+      Bounded(AdmitStream(request->frame_samples(), 0.0, &settings.frame_samples));
   if (!status.ok()) {
     log.Finish(status);
     return new RefusedStream(status);
   }
   return StartStream(std::make_unique<OneShotRun>(&state_->registry, *request,
                                                   state_->config.max_spec_bytes,
-                                                  state_->config.max_steps_per_stream),
+                                                  state_->config.max_steps_per_stream,
+                                                  state_->config.max_samples_per_stream),
                      settings, std::move(log));
 }
 

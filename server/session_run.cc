@@ -17,11 +17,13 @@ double WallSeconds(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 SessionRun::SessionRun(std::shared_ptr<Session> session, SessionStore* store,
-                       v1::StreamStatesRequest request, std::uint64_t max_steps_per_stream)
+                       v1::StreamStatesRequest request, std::uint64_t max_steps_per_stream,
+                       std::uint64_t max_samples_per_stream)
     : session_(std::move(session)),
       store_(store),
       request_(std::move(request)),
-      max_steps_per_stream_(max_steps_per_stream) {}
+      max_steps_per_stream_(max_steps_per_stream),
+      max_samples_per_stream_(max_samples_per_stream) {}
 
 grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) {
   // A cancelled Advance stays resumable (simulation.h), and the samples it emitted before the
@@ -85,6 +87,9 @@ grpc::Status SessionRun::ApplyHorizon(v1::StreamHeader* header) {
   if (std::isnan(t_end) || t_end < sim.time()) {
     violations.push_back({"t_end", "t_end = " + FormatDouble(t_end) +
                                        "; must be >= the session's t = " + FormatDouble(sim.time())});
+  } else if (std::isinf(t_end) && !request_.indefinite()) {
+    violations.push_back({"t_end", "t_end = inf; must be finite (set indefinite to stream "
+                                   "without a horizon)"});
   }
   if (!(interval >= 0.0) || !std::isfinite(interval)) {
     violations.push_back({"output_interval", "output_interval = " + FormatDouble(interval) +
@@ -92,9 +97,22 @@ grpc::Status SessionRun::ApplyHorizon(v1::StreamHeader* header) {
   }
   if (violations.empty() && (t_end != options.t_end || interval != options.output_interval)) {
     for (const simulate::SetupProblem& p : sim.SetHorizon(t_end, interval)) {
-      violations.push_back({p.path, p.message});
+      // The core names the session's options; this request has t_end and output_interval,
+      // and a step the new t_end makes too small is that t_end's problem.
+      if (p.path == "options.output_interval") {
+        violations.push_back({"output_interval", p.message});
+      } else if (p.path == "options.t_end") {
+        violations.push_back({"t_end", p.message});
+      } else {
+        violations.push_back({"t_end", "the session's " + p.path + ": " + p.message});
+      }
     }
     grid_restarted_ = interval != options.output_interval;
+  }
+  if (violations.empty() && !request_.indefinite()) {
+    if (auto v = SampleCountViolation(sim.time(), t_end, interval, max_samples_per_stream_, "t_end")) {
+      violations.push_back(*v);
+    }
   }
   if (!violations.empty()) return InvalidArgument("bad stream horizon", violations);
   t_start_ = sim.time();

@@ -15,7 +15,8 @@ class SessionRun final : public RunSource {
  public:
   // `store` (which holds `session`) enforces the server-wide replay budget after each frame.
   SessionRun(std::shared_ptr<Session> session, SessionStore* store,
-             v1::StreamStatesRequest request, std::uint64_t max_steps_per_stream);
+             v1::StreamStatesRequest request, std::uint64_t max_steps_per_stream,
+             std::uint64_t max_samples_per_stream);
 
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
   simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
@@ -33,6 +34,7 @@ class SessionRun final : public RunSource {
   SessionStore* store_;
   v1::StreamStatesRequest request_;
   std::uint64_t max_steps_per_stream_;
+  std::uint64_t max_samples_per_stream_;
   const std::atomic<bool>* cancel_ = nullptr;
   SampleWriter writer_;
   std::size_t columns_ = 0;            // all columns of the run

@@ -47,7 +47,7 @@ bool StateStream::StopRequested() {
 void StateStream::Compute() {
   if (StopRequested()) return;
   if (phase_ == Phase::kHeader) {
-    const grpc::Status status = source_->Begin(&cancelled_, chunk_.mutable_header());
+    const grpc::Status status = Bounded(source_->Begin(&cancelled_, chunk_.mutable_header()));
     if (!status.ok()) {
       phase_ = Phase::kFinished;
       log_.Finish(status);
@@ -114,7 +114,7 @@ void StateStream::ReleaseFrame() {
 
 void StateStream::WriteSummary() {
   chunk_.Clear();
-  final_status_ = source_->Summarize(end_, chunk_.mutable_summary());
+  final_status_ = Bounded(source_->Summarize(end_, chunk_.mutable_summary()));
   phase_ = Phase::kSummary;
   StartWrite(&chunk_);
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "tether/expr/quote.h"
 #include "tether/expr/suggest.h"
 
 namespace tether::model {
@@ -85,8 +86,8 @@ RegistryResult ModelRegistry::Remove(std::string_view name) {
   }
   if (it->second.builtin) {
     result.status = RegistryStatus::kReadOnly;
-    result.message = "model '" + std::string(name) +
-                     "' is part of the built-in catalog and "
+    result.message = "model " + expr::Quote(name) +
+                     " is part of the built-in catalog and "
                      "cannot be removed";
     return result;
   }
@@ -111,7 +112,7 @@ std::string ModelRegistry::NotFoundMessageLocked(std::string_view name) const {
   std::vector<std::string> names;
   names.reserve(models_.size());
   for (const auto& entry : models_) names.push_back(entry.first);
-  return "model '" + std::string(name) + "' not found" + expr::DidYouMean(name, names);
+  return "model " + expr::Quote(name) + " not found" + expr::DidYouMean(name, names);
 }
 
 bool ModelRegistry::IsBuiltin(std::string_view name) const {

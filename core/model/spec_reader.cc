@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -14,6 +15,8 @@
 #include "model/definitions.h"
 #include "model/implicit_spec.h"
 #include "model/json_document.h"
+#include "tether/expr/quote.h"
+#include "tether/model/unlisted_problems.h"
 #include "tether/expr/suggest.h"
 #include "tether/expr/parse.h"
 
@@ -28,6 +31,14 @@ constexpr std::size_t kMaxNameLength = 64;
 // Problems listed in full; beyond this a hostile spec gets a count, and no more suggestions are
 // searched (each costs a pass over every name). 100 lines are more than anyone fixes at once.
 constexpr std::size_t kMaxListedProblems = 100;
+constexpr std::string_view kUnlistedPrefix = "and ";
+constexpr std::string_view kUnlistedSuffix = " more problems not listed";
+
+// The last entry's message when more than kMaxListedProblems were found (UnlistedProblems
+// reads it back).
+std::string UnlistedProblemsText(std::size_t more) {
+  return std::string(kUnlistedPrefix) + std::to_string(more) + std::string(kUnlistedSuffix);
+}
 
 constexpr std::array<std::string_view, 12> kCommonFields = {
     "name",        "title",        "description", "form",    "parameters", "definitions",
@@ -183,7 +194,7 @@ class SpecReader {
     if (problems_.size() > kMaxListedProblems) {
       const std::size_t more = problems_.size() - kMaxListedProblems;
       problems_.resize(kMaxListedProblems);
-      Problem("", "and " + std::to_string(more) + " more problems not listed");
+      Problem("", UnlistedProblemsText(more));
     }
     result.problems = std::move(problems_);
     return result;
@@ -678,11 +689,18 @@ class SpecReader {
       }
     }
     definition_order_ = OrderDefinitions(uses);
+    // A cycle is named by its first members only: a 500-definition cycle must not make a
+    // 500-name message.
+    constexpr std::size_t kMaxCycleNames = 8;
     for (const std::vector<std::size_t>& cycle : definition_order_.cycles) {
       std::string text;
-      for (std::size_t member : cycle)
-        text += (text.empty() ? "" : " -> ") + definition_names_[member];
-      Problem("definitions." + definition_names_[cycle.front()],
+      for (std::size_t k = 0; k < cycle.size() && k < kMaxCycleNames; ++k)
+        text += (text.empty() ? "" : " -> ") + expr::Printable(definition_names_[cycle[k]]);
+      // The path closes back on its first member; longer ones say how many they hold.
+      if (cycle.size() > kMaxCycleNames) {
+        text += " -> … (a cycle of " + std::to_string(cycle.size() - 1) + " definitions)";
+      }
+      Problem("definitions." + expr::Printable(definition_names_[cycle.front()]),
               "definitions form a cycle: " + text);
     }
     ComputeReach(uses);
@@ -1190,6 +1208,22 @@ class SpecReader {
 
 ModelResult ReadSpec(std::string_view json_text, const SpecLimits& limits) {
   return SpecReader(limits).Run(json_text);
+}
+
+std::size_t UnlistedProblems(const std::vector<SpecProblem>& problems) {
+  if (problems.size() != kMaxListedProblems + 1) return 0;
+  const SpecProblem& last = problems.back();
+  const std::string_view text = last.message;
+  if (!last.path.empty() || text.substr(0, kUnlistedPrefix.size()) != kUnlistedPrefix ||
+      text.size() < kUnlistedPrefix.size() + kUnlistedSuffix.size() ||
+      text.substr(text.size() - kUnlistedSuffix.size()) != kUnlistedSuffix) {
+    return 0;
+  }
+  std::size_t n = 0;
+  const char* begin = text.data() + kUnlistedPrefix.size();
+  const char* end = text.data() + text.size() - kUnlistedSuffix.size();
+  const auto parsed = std::from_chars(begin, end, n);
+  return parsed.ec == std::errc() && parsed.ptr == end ? n : 0;
 }
 
 }  // namespace tether::model

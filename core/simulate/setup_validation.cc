@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "simulate/number_text.h"
+#include "tether/expr/quote.h"
 #include "tether/expr/suggest.h"
 #include "tether/integrate/stepper.h"
 
@@ -32,8 +34,25 @@ std::string DidYouMean(std::string_view name, const std::vector<std::string>& ca
   return expr::DidYouMean(name, candidates);
 }
 
-std::vector<SetupProblem> OptionProblems(const Options& o) {
+double MinStepRelative(const Options& o) {
+  const double standard = integrate::StepperOptions{}.min_step_relative;
+  // t0 = 0: the horizon is t_end.
+  if (!(std::isfinite(o.t_end) && o.t_end > 0.0 && o.t_end < 1.0)) return standard;
+  // Kept > 0 (StepperOptions::IsValid) for a horizon near the smallest double.
+  return std::max(standard * o.t_end, std::numeric_limits<double>::denorm_min());
+}
+
+std::vector<SetupProblem> OptionProblems(const Options& o, double t_from) {
   std::vector<SetupProblem> p;
+  // The largest |t| of the run, where an increment is smallest relative to t.
+  const double t_max = std::isfinite(o.t_end) ? std::max(std::abs(t_from), std::abs(o.t_end))
+                                              : std::abs(t_from);
+  const double ulp = std::nextafter(t_max, std::numeric_limits<double>::infinity()) - t_max;
+  const double smallest_interval = 4.0 * ulp;
+  const double step_floor = MinStepRelative(o) * std::max(1.0, t_max);
+  const std::string where = std::isfinite(o.t_end) && std::abs(o.t_end) >= std::abs(t_from)
+                                ? "t_end = " + Num(o.t_end)
+                                : "t = " + Num(t_from);
   const auto names = MethodNames();
   const bool known = std::find(names.begin(), names.end(), o.method) != names.end();
   if (!known) {
@@ -41,7 +60,7 @@ std::vector<SetupProblem> OptionProblems(const Options& o) {
     std::string list;
     for (std::string_view n : names) list += (list.empty() ? "" : ", ") + std::string(n);
     Add(&p, "options.method",
-        "method = '" + o.method + "'; must be one of " + list +
+        "method = " + expr::Quote(o.method) + "; must be one of " + list +
             DidYouMean(o.method, candidates));
   }
   const bool fixed_step = o.method == "euler" || o.method == "rk4" || !o.error_control;
@@ -49,6 +68,10 @@ std::vector<SetupProblem> OptionProblems(const Options& o) {
     Add(&p, "options.step",
         "step = " + Num(o.step) +
             (fixed_step ? "; must be > 0 for a fixed-step run" : "; must be >= 0 (0 = automatic)"));
+  } else if (fixed_step && o.step < step_floor) {
+    Add(&p, "options.step",
+        "fixed step = " + Num(o.step) + " cannot advance t at " + where +
+            "; must be >= the steppers' floor " + Num(step_floor) + " there");
   }
   if (!(o.rtol >= 1e-15 && o.rtol < 1.0)) {
     Add(&p, "options.rtol", "rtol = " + Num(o.rtol) + "; must be in [1e-15, 1)");
@@ -58,6 +81,10 @@ std::vector<SetupProblem> OptionProblems(const Options& o) {
   }
   if (!(o.max_step >= 0.0) || !std::isfinite(o.max_step)) {
     Add(&p, "options.max_step", "max_step = " + Num(o.max_step) + "; must be >= 0");
+  } else if (o.max_step > 0.0 && o.max_step < step_floor) {
+    Add(&p, "options.max_step",
+        "max_step = " + Num(o.max_step) + " cannot advance t at " + where +
+            "; must be 0 (unbounded) or >= the steppers' floor " + Num(step_floor) + " there");
   }
   if (!(o.projection_tolerance > 0.0) || !std::isfinite(o.projection_tolerance)) {
     Add(&p, "options.projection_tolerance",
@@ -79,6 +106,11 @@ std::vector<SetupProblem> OptionProblems(const Options& o) {
   if (!(o.output_interval >= 0.0) || !std::isfinite(o.output_interval)) {
     Add(&p, "options.output_interval",
         "output_interval = " + Num(o.output_interval) + "; must be >= 0");
+  } else if (o.output_interval > 0.0 && o.output_interval < smallest_interval) {
+    Add(&p, "options.output_interval",
+        "output_interval = " + Num(o.output_interval) + " cannot advance t at " + where +
+            " (t + output_interval rounds to t); must be 0 (every step) or >= 4 ulp(|t|) = " +
+            Num(smallest_interval) + " there");
   }
   if (!(o.t_end > 0.0)) {
     Add(&p, "options.t_end", "t_end = " + Num(o.t_end) + "; must be > t0 = 0");
@@ -107,24 +139,25 @@ void CheckOverrides(const model::Model& model, const std::map<std::string, doubl
   std::vector<std::string> parameter_names;
   for (const model::Parameter& prm : model.parameters) parameter_names.push_back(prm.name);
   for (const auto& [name, value] : parameters) {
+    // A name the model does not know is the client's text: quoted and bounded.
+    const std::string path = "parameters." + expr::Printable(name);
     if (!model.FindParameter(name)) {
-      Add(problems, "parameters." + name,
-          "unknown parameter '" + name + "' of model '" + model.name + "'" +
+      Add(problems, path,
+          "unknown parameter " + expr::Quote(name) + " of model '" + model.name + "'" +
               DidYouMean(name, parameter_names));
     } else if (!std::isfinite(value)) {
-      Add(problems, "parameters." + name, "parameter '" + name + "' = " + Num(value) +
-                                              "; must be finite");
+      Add(problems, path, "parameter '" + name + "' = " + Num(value) + "; must be finite");
     }
   }
   const std::vector<std::string> states = StateNames(model);
   for (const auto& [name, value] : values) {
+    const std::string path = "initial." + expr::Printable(name);
     if (std::find(states.begin(), states.end(), name) == states.end()) {
-      Add(problems, "initial." + name,
-          "unknown state '" + name + "' of model '" + model.name + "'" +
+      Add(problems, path,
+          "unknown state " + expr::Quote(name) + " of model '" + model.name + "'" +
               DidYouMean(name, states));
     } else if (!std::isfinite(value)) {
-      Add(problems, "initial." + name, "initial value '" + name + "' = " + Num(value) +
-                                           "; must be finite");
+      Add(problems, path, "initial value '" + name + "' = " + Num(value) + "; must be finite");
     }
   }
 }
@@ -140,8 +173,8 @@ std::vector<SetupProblem> SetupProblems(const Setup& setup) {
   const std::vector<std::string> states = StateNames(model);
   for (const std::string& name : setup.fixed) {
     if (std::find(states.begin(), states.end(), name) == states.end()) {
-      Add(&p, "fixed." + name,
-          "unknown state '" + name + "' of model '" + model.name + "'" +
+      Add(&p, "fixed." + expr::Printable(name),
+          "unknown state " + expr::Quote(name) + " of model '" + model.name + "'" +
               DidYouMean(name, states));
     } else if (IsAlgebraic(model, name)) {
       Add(&p, "fixed." + name,
@@ -150,9 +183,9 @@ std::vector<SetupProblem> SetupProblems(const Setup& setup) {
     }
   }
   for (const auto& [name, value] : setup.options.atol_by_variable) {
-    const std::string path = "options.atol_by_variable." + name;
+    const std::string path = "options.atol_by_variable." + expr::Printable(name);
     if (std::find(states.begin(), states.end(), name) == states.end()) {
-      Add(&p, path, "unknown state '" + name + "' of model '" + model.name + "'" +
+      Add(&p, path, "unknown state " + expr::Quote(name) + " of model '" + model.name + "'" +
                         DidYouMean(name, states));
     } else if (IsAlgebraic(model, name) && setup.options.algebraic == AlgebraicMode::kSolve) {
       Add(&p, path,

@@ -11,8 +11,22 @@
 
 namespace tether::simulate {
 
-// Problems of the options alone ("Options::rtol = -1; must be in [1e-15, 1)").
-std::vector<SetupProblem> OptionProblems(const Options& options);
+// The steppers' floor for a run of these options, relative to max(1, |t|)
+// (integrate::StepperOptions::min_step_relative): the default 1e-14, scaled down by the
+// horizon t_end − t0 when that is shorter than 1 s, so that a run of a tiny but representable
+// horizon (1e-300) can take the one step that reaches it instead of ending in step-size
+// underflow. A step below min_step_relative · max(1, |t|) ends a run with kStepSizeUnderflow.
+double MinStepRelative(const Options& options);
+
+// Problems of the options alone ("Options::rtol = -1; must be in [1e-15, 1)"), for a run
+// that is at time `t_from` (0 when it starts) and goes on to options.t_end. Times and grids are
+// checked against what floating point can represent on [t_from, t_end] (T = the largest |t|
+// there; T = |t_from| for an infinite t_end, which is checked at the start only):
+//   - output_interval > 0 must be ≥ 4 ulp(T): below it t + output_interval rounds to t (a
+//     grid point never advances), and the 4 covers the rounding of t0 + k·output_interval;
+//   - a fixed step (euler, rk4, error_control = false), and max_step > 0, must be ≥ the
+//     steppers' floor MinStepRelative(options) · max(1, T).
+std::vector<SetupProblem> OptionProblems(const Options& options, double t_from = 0.0);
 
 // Problems of the whole setup: the options, and the names and values against the model.
 std::vector<SetupProblem> SetupProblems(const Setup& setup);

@@ -76,6 +76,7 @@ integrate::StepperOptions ToStepperOptions(const Options& o, const reduce::Reduc
   s.atol = o.atol;
   s.max_step = o.max_step;
   s.error_control = o.error_control;
+  s.min_step_relative = MinStepRelative(o);
   if (!o.atol_by_variable.empty()) {
     const std::vector<const model::Variable*> states = reduced.model().states();
     for (std::size_t i = 0; i < reduced.ode_size(); ++i) {
@@ -492,8 +493,13 @@ struct Simulation::Impl {
       case integrate::StepStatus::kStepSizeUnderflow: {
         std::string message = "step size underflow at t = " + Num(t) + " (last step tried " +
                               Num(r.h_failed) + "): ";
-        if (r.failure == integrate::AttemptFailure::kErrorTooLarge ||
-            r.failure == integrate::AttemptFailure::kNone) {
+        if (fixed && r.failure == integrate::AttemptFailure::kNone) {
+          // No error control ran: the step itself is below the floor.
+          message += "the fixed step is below the smallest step " +
+                     Num(MinStepRelative(options()) * std::max(1.0, std::abs(t))) +
+                     " at this t; take a larger step";
+        } else if (r.failure == integrate::AttemptFailure::kErrorTooLarge ||
+                   r.failure == integrate::AttemptFailure::kNone) {
           message += "the error control needed a step below the minimum";
           message += stepper->implicit() ? "; the solution may be singular here"
                                          : "; the problem may be stiff (try method radau5 or "
@@ -899,8 +905,13 @@ std::vector<SetupProblem> Simulation::SetHorizon(double t_end, double output_int
   changed.t_end = t_end;
   changed.output_interval = output_interval;
   std::vector<SetupProblem> problems;
-  for (SetupProblem& p : OptionProblems(changed)) {
-    if (p.path == "options.t_end" || p.path == "options.output_interval") problems.push_back(p);
+  // The other options were valid when the run was created; the horizon can still make a fixed
+  // step or max_step too small for the times it reaches.
+  for (SetupProblem& p : OptionProblems(changed, impl_->last_emitted)) {
+    if (p.path == "options.t_end" || p.path == "options.output_interval" ||
+        p.path == "options.step" || p.path == "options.max_step") {
+      problems.push_back(p);
+    }
   }
   if (problems.empty() && !(t_end > impl_->last_emitted)) {
     problems.push_back({"options.t_end", "t_end = " + Num(t_end) +

@@ -570,6 +570,37 @@ TEST_F(CliAgainstServer, RegisterThenDescribeAndRunIt) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
 }
 
+// A spec with hundreds of problems (256 outputs naming unknown names and a 500-definition
+// cycle) run against a remote server: the server's error is bounded (server/errors.h), so the
+// CLI gets INVALID_ARGUMENT with the first problems and a count of the rest, and exits 2
+// (usage/spec error), not RESOURCE_EXHAUSTED from an oversized status.
+TEST_F(CliAgainstServer, BigBadSpecPrintsTheRealProblemsAndExitsTwo) {
+  std::string outputs;
+  for (int i = 0; i < 256; ++i) {
+    outputs += (i == 0 ? "" : ", ") + std::string("\"o") + std::to_string(i) + "\": \"nope_" +
+               std::to_string(i) + " + x\"";
+  }
+  std::string definitions;
+  for (int i = 0; i < 500; ++i) {
+    definitions += (i == 0 ? "" : ", ") + std::string("\"d") + std::to_string(i) + "\": \"d" +
+                   std::to_string((i + 1) % 500) + " + 1\"";
+  }
+  const std::string spec = TempFile("big_bad.json");
+  {
+    std::ofstream out(spec);
+    out << R"({"name": "big_bad", "form": "index1", "differential": ["x"], "algebraic": ["y"],
+      "rhs": ["x"], "constraints": ["y - x"], "initial": {"x": 1, "y": 1}, "outputs": {)"
+        << outputs << "}, \"definitions\": {" << definitions << "}}";
+  }
+  const ProcessResult run = Tether({"--server", address_, "run", "--spec", spec});
+  std::filesystem::remove(spec);
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("INVALID_ARGUMENT"));
+  EXPECT_THAT(run.err, ::testing::Not(HasSubstr("RESOURCE_EXHAUSTED")));
+  EXPECT_THAT(run.err, HasSubstr("nope_"));
+  EXPECT_THAT(run.err, ::testing::ContainsRegex("and [0-9]+ more problems"));
+}
+
 TEST_F(CliAgainstServer, SessionsListShowDelete) {
   client::Client client(address_);
   v1::CreateSessionRequest request;

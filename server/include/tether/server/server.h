@@ -39,6 +39,11 @@ struct ServerConfig {
   // Accepted steps one stream may take; reached → the stream ends RESOURCE_EXHAUSTED after its
   // samples, the session paused and resumable. ≥ 1.
   std::uint64_t max_steps_per_stream = 100'000'000;
+  // Samples one stream may ask for: a Simulate or StreamStates call whose grid holds more,
+  // (t_end − t) / output_interval > max_samples_per_stream, is refused up front with
+  // INVALID_ARGUMENT naming its t_end. Streams without that estimate (output_interval 0, an
+  // indefinite stream) are bounded by max_steps_per_stream instead. ≥ 1.
+  std::uint64_t max_samples_per_stream = 100'000'000;
   // A session not used for this long is deleted; a streaming session does not expire. ≥ 1 ms
   // (milliseconds so that tests can expire sessions quickly; tether-server's flag takes
   // seconds). Idle sessions are swept every min(1 s, ttl / 4), so one is gone within
