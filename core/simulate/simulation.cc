@@ -918,6 +918,18 @@ std::vector<SetupProblem> Simulation::SetHorizon(double t_end, double output_int
                                              "; must be after the last emitted sample at t = " +
                                              Num(impl_->last_emitted)});
   }
+  // The running stepper keeps the floor of the horizon it was made for (MinStepRelative): a
+  // horizon closer than that floor could not be reached by any step.
+  const double floor =
+      MinStepRelative(impl_->setup.options) * std::max(1.0, std::abs(t_end));
+  if (problems.empty() && std::isfinite(t_end) && t_end - impl_->last_emitted < floor) {
+    problems.push_back({"options.t_end", "t_end = " + Num(t_end) + " is " +
+                                             Num(t_end - impl_->last_emitted) +
+                                             " after the last emitted sample at t = " +
+                                             Num(impl_->last_emitted) +
+                                             ", closer than the smallest step " + Num(floor) +
+                                             " there; choose a later t_end"});
+  }
   if (!problems.empty()) return problems;
   impl_->setup.options = changed;
   impl_->grid_origin = impl_->last_emitted;

@@ -128,6 +128,28 @@ TEST_F(RequestSenseTest, TinyHorizonReachesItsEnd) {
   }
 }
 
+// A session's stream to a t_end closer than the running stepper's floor (1e-14 · max(1, |t|))
+// could take no step: refused by name instead of ending in step-size underflow.
+TEST_F(RequestSenseTest, SessionHorizonCloserThanAStepIsRefusedByName) {
+  MustCreateSession("pendulum", "near", {});
+  v1::StreamStatesRequest stream;
+  stream.set_name("sessions/near");
+  stream.set_t_end(1e-300);
+  const Collected run = Stream(stub_.get(), stream);
+  EXPECT_THAT(Fields(run.status), ::testing::ElementsAre("t_end"));
+  EXPECT_THAT(run.status.error_message(), HasSubstr("closer than the smallest step"));
+  // A session created for that horizon reaches it (the floor follows the horizon).
+  v1::SimulationOptions options;
+  options.set_t_end(1e-300);
+  MustCreateSession("pendulum", "tiny", options);
+  stream.set_name("sessions/tiny");
+  stream.clear_t_end();
+  const Collected tiny = Stream(stub_.get(), stream);
+  ASSERT_TRUE(tiny.status.ok()) << tiny.status.error_message();
+  EXPECT_EQ(tiny.summary.termination(), v1::TERMINATION_REACHED_END);
+  EXPECT_EQ(tiny.t.back(), 1e-300);
+}
+
 TEST_F(RequestSenseTest, FieldPathsNameTheRequestsOwnFields) {
   v1::SimulateRequest simulate;
   simulate.set_model("pendulum");
