@@ -1,28 +1,38 @@
-# syntax=docker/dockerfile:1
-# tether in a container, three stages on Debian 12 (the project's build platform):
-#   build    scripts/install-deps, then the release preset: tether-server and tether
-#   test     `docker build --target test .`: the whole suite, by the command .ci/run runs
+# tether in a container, four stages on Debian 12 (the project's build platform):
+#   deps     scripts/install-deps and the source tree: what both build and test start from
+#   build    the release preset: tether-server and tether, installed stripped into /opt/tether
+#   test     `docker build --target test .`: the whole suite, by the command .ci/run runs; it
+#            starts from deps, not from build, so the project is compiled once per target, and
+#            its build tree is removed in the same layer, so the image keeps only the sources
 #   runtime  the default target: the two binaries, their shared libraries, a non-root user
-# Every build command here is one CI runs too (tests/deploy/check_dockerfile.py keeps them in
-# step), so CI exercises this file's steps although no Docker engine runs in CI.
+# Every build command here is one CI runs too (tests/deploy/check_deploy.py keeps them in step),
+# so CI exercises this file's steps although no Docker engine runs in CI; scripts/container-test
+# builds and smoke-tests the images where an engine (podman or docker) is available.
 ARG DEBIAN_IMAGE=debian:bookworm-slim
 
-FROM ${DEBIAN_IMAGE} AS build
+FROM ${DEBIAN_IMAGE} AS deps
 WORKDIR /src
+# npm's own settings pass through to scripts/install-deps behind an intercepting proxy:
+#   --build-arg NPM_CONFIG_REGISTRY=https://mirror.example/npm/
+#   --build-arg NPM_CONFIG_CA="$(cat corporate-ca.pem)"   (the PEM text itself)
+ARG NPM_CONFIG_REGISTRY
+ARG NPM_CONFIG_CA
 # Dependencies first, in their own layer: it is rebuilt only when the dependency lists change.
 COPY scripts/install-deps scripts/install-deps
 COPY tools/package.json tools/package-lock.json tools/
 RUN scripts/install-deps
 COPY . .
+
+FROM deps AS build
 RUN cmake --preset release
 RUN cmake --build --preset release
-RUN cmake --install build/release --prefix /opt/tether
+RUN cmake --install build/release --prefix /opt/tether --strip
 
-FROM build AS test
-RUN scripts/test
+FROM deps AS test
+RUN scripts/test && rm -rf build
 
 FROM ${DEBIAN_IMAGE} AS runtime
-# The shared libraries tether-server and tether load (tests/deploy/check_dockerfile.py compares
+# The shared libraries tether-server and tether load (tests/deploy/check_deploy.py compares
 # this list with `ldd` of the built binaries): gRPC 1.51 with its reflection and error-details
 # libraries, protobuf 3.21, and the C++ runtime.
 RUN apt-get update \
@@ -37,11 +47,13 @@ RUN groupadd --system --gid 10001 tether \
       --shell /usr/sbin/nologin tether
 COPY --from=build /opt/tether/bin/tether-server /opt/tether/bin/tether /usr/local/bin/
 USER 10001:10001
-EXPOSE 50051
-# `tether health` asks grpc.health.v1 and exits 0 on SERVING only; a draining server reports
-# NOT_SERVING and turns the container unhealthy.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-  CMD ["tether", "health", "--server", "127.0.0.1:50051"]
-ENTRYPOINT ["tether-server"]
 # Inside a container the server must listen on every interface (its default is loopback only).
-CMD ["--listen=0.0.0.0:50051"]
+# An environment variable, not CMD: `docker run -e TETHER_LISTEN=0.0.0.0:8080` moves the port,
+# and the health check below follows it.
+ENV TETHER_LISTEN=0.0.0.0:50051
+EXPOSE 50051
+# `tether health` asks grpc.health.v1 on TETHER_LISTEN's port over loopback and exits 0 on
+# SERVING only; a draining server reports NOT_SERVING and turns the container unhealthy.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["tether", "health"]
+ENTRYPOINT ["tether-server"]

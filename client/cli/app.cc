@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,20 @@ namespace {
 // Where `sessions` and `health` look when neither --server nor TETHER_SERVER is given: the
 // address `tether serve` and tether-server listen on by default.
 constexpr const char* kDefaultServer = "127.0.0.1:50051";
+
+// The local server's address: the loopback address of the port in TETHER_LISTEN (the variable
+// tether-server reads, so that a container's HEALTHCHECK follows the port it is given), else
+// kDefaultServer. "0.0.0.0:8080" → "127.0.0.1:8080", "[::]:8080" → "[::1]:8080".
+std::string LocalServer() {
+  const char* listen = std::getenv("TETHER_LISTEN");
+  if (listen == nullptr) return kDefaultServer;
+  const std::string address(listen);
+  const std::size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon + 1 == address.size()) return kDefaultServer;
+  const std::string port = address.substr(colon + 1);
+  if (port.find_first_not_of("0123456789") != std::string::npos || port == "0") return kDefaultServer;
+  return (address.front() == '[' ? "[::1]:" : "127.0.0.1:") + port;
+}
 
 // The options of one Simulate call, shared by `run` and `sweep` (every run of a sweep takes them).
 void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
@@ -197,7 +212,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
 
   std::string session_name;
   CLI::App* sessions = app.add_subcommand(
-      "sessions", std::string("Sessions of a running server (default ") + kDefaultServer + ")");
+      "sessions", std::string("Sessions of a running server (default ") + kDefaultServer +
+                      ", or TETHER_LISTEN's port on loopback)");
   sessions->require_subcommand(0, 1);
   sessions->add_flag("--json", json, kJsonHelp);
   CLI::App* sessions_list = sessions->add_subcommand("list", "List sessions (the default)");
@@ -214,7 +230,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   sessions_delete->add_option("SESSION", session_name, "Session name or id")->required();
   sessions_delete->add_option("--session-key", session_key, kSessionKeyHelp);
   CLI::App* health = app.add_subcommand(
-      "health", std::string("Exit 0 iff the server is SERVING (default ") + kDefaultServer + ")");
+      "health", std::string("Exit 0 iff the server is SERVING (default ") + kDefaultServer +
+                    ", or TETHER_LISTEN's port on loopback)");
   std::string health_service;
   health->add_option("--service", health_service,
                      "grpc.health.v1 service name to ask for (\"\" = the whole server; the "
@@ -253,9 +270,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   }
   if (version->parsed() && target.empty()) return VersionCommand(nullptr, json, out, err);
   const bool remote_only = sessions->parsed() || health->parsed();
+  const std::string local_server = LocalServer();
   // validate never talks to --server: the spec is checked by an embedded server's rules.
   const std::string where = validate->parsed()                   ? std::string()
-                            : remote_only && target.empty() ? kDefaultServer
+                            : remote_only && target.empty() ? local_server
                                                             : target;
   auto connection = Open(where, client_options, err);
   if (connection == nullptr) return kExitSimulationFailed;

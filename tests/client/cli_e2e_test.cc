@@ -543,6 +543,10 @@ TEST_F(CliAgainstServer, HealthModelsAndRun) {
   const ProcessResult health = Tether({"health", "--server", address_});
   EXPECT_EQ(health.exit_code, 0) << health.err;
   EXPECT_THAT(health.out, HasSubstr("SERVING"));
+  // Without --server, health asks TETHER_LISTEN's port on loopback (the container's check).
+  const ProcessResult local =
+      Tether({"health"}, {{"TETHER_LISTEN", "0.0.0.0:" + std::to_string(port_)}});
+  EXPECT_EQ(local.exit_code, 0) << local.err;
 
   const ProcessResult models = Tether({"models"}, {{"TETHER_SERVER", address_}});
   EXPECT_EQ(models.exit_code, 0) << models.err;
