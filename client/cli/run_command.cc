@@ -14,6 +14,7 @@
 #include "cli/progress_bar.h"
 #include "cli/run_output.h"
 #include "cli/spec_text.h"
+#include "cli/stop_signals.h"
 
 namespace tether::cli {
 namespace {
@@ -241,19 +242,34 @@ int RunCommand(client::Client& client, const RunCommandOptions& options, std::os
       err << "tether: " << event.message() << '\n';
     }
   };
+  double last_t = 0;
   handlers.on_sample = [&](const client::Sample& sample) {
     if (!output_problem.empty()) return false;  // stop: nowhere to write
+    // Ctrl-C: stop between rows, so that the output holds only whole rows.
+    if (StopOnSignals::stop_requested()) return false;
     output.Row(sample);
+    last_t = sample.t;
     progress->Update(sample.t, sample.index + 1);
     return true;
   };
-  const client::StreamEnd end = client.Simulate(request, handlers);
+  client::StreamEnd end;
+  bool interrupted = false;
+  {
+    StopOnSignals stop_on_signals;
+    end = client.Simulate(request, handlers);
+    interrupted = StopOnSignals::stop_requested();
+  }
   if (progress != nullptr) progress->Finish();
   output.End();
 
   if (!output_problem.empty()) {
     err << "tether: run: " << output_problem << '\n';
     return kExitUsageError;
+  }
+  if (interrupted && end.cancelled_by_handler) {
+    err << "tether: run: interrupted at t = " << FormatShort(last_t, 10) << " s after "
+        << end.samples << " samples (every row written is whole)\n";
+    return kExitInterrupted;
   }
   const int code = ReportEnd(err, end);
   if (output.has_inequalities() && end.summary.has_value()) PrintSwitchSummary(err, *end.summary);

@@ -23,45 +23,13 @@
 #include "cli/replica_target.h"
 #include "cli/run_output.h"
 #include "cli/sweep_output.h"
+#include "cli/stop_signals.h"
 #include "cli/sweep_progress.h"
 
 namespace tether::cli {
 namespace {
 
 constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
-
-// Set by SIGINT/SIGTERM while a sweep runs; the workers poll it (a lock-free atomic store is
-// async-signal-safe).
-std::atomic<bool> g_stop{false};
-
-extern "C" void StopSweep(int /*signal*/) { g_stop.store(true); }
-
-// Installs StopSweep for SIGINT and SIGTERM for its lifetime; a second Ctrl-C while the sweep
-// winds down gets the previous (default: terminate) behaviour.
-class StopOnSignals {
- public:
-  StopOnSignals() {
-    g_stop.store(false);
-    struct sigaction action {};
-    action.sa_handler = StopSweep;
-    // One-shot: the next signal acts as before. (SA_RESETHAND is 0x80000000u on Linux, sa_flags
-    // an int: the cast keeps the bit.)
-    action.sa_flags = static_cast<int>(SA_RESETHAND);
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &old_int_);
-    sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~StopOnSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopOnSignals(const StopOnSignals&) = delete;
-  StopOnSignals& operator=(const StopOnSignals&) = delete;
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 // The Statistics field a --stats name reports; nullptr for an unknown name.
 const google::protobuf::FieldDescriptor* StatisticField(const std::string& name) {
@@ -467,7 +435,7 @@ int SweepCommand(const std::string& target, const SweepCommandOptions& options, 
   const auto start = std::chrono::steady_clock::now();
   {
     StopOnSignals stop_on_signals;
-    RunSweep(client.get(), pending, options.runner, hooks, g_stop);
+    RunSweep(client.get(), pending, options.runner, hooks, StopOnSignals::flag());
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -477,7 +445,7 @@ int SweepCommand(const std::string& target, const SweepCommandOptions& options, 
     err << "tether: sweep: " << why << '\n';
     return kExitUsageError;
   }
-  return Report(err, tally, design.size(), existing.rows.size(), seconds, g_stop.load(),
+  return Report(err, tally, design.size(), existing.rows.size(), seconds, StopOnSignals::stop_requested(),
                 warning.Get());
 }
 

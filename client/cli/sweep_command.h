@@ -15,6 +15,7 @@
 #include "cli/run_command.h"
 #include "cli/sweep_design.h"
 #include "cli/sweep_runner.h"
+#include "cli/stop_signals.h"
 #include "cli/sweep_table.h"
 #include "tether/client/client_options.h"
 
@@ -38,9 +39,6 @@ struct SweepCommandOptions {
   bool progress = false;  // draw the progress line on stderr
   client::ClientOptions client;  // metadata and credentials of every call (--metadata, --token)
 };
-
-// The exit code of a sweep stopped by Ctrl-C or SIGTERM (128 + SIGINT, the shell's convention).
-inline constexpr int kExitInterrupted = 130;
 
 // Adds the sweep's own options (design, output, concurrency, ...) to `sweep`; app.cc adds the
 // shared run options.

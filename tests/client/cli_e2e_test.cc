@@ -772,4 +772,37 @@ TEST(CliScripting, ServeSharesTheServersFlagsAndEnvironment) {
   std::filesystem::remove(log);
 }
 
+// Ctrl-C (or SIGTERM) ends a run between rows: the file holds only whole rows, stderr a summary.
+TEST(CliScripting, InterruptedRunWritesOnlyWholeRows) {
+  const std::string csv = TempFile("interrupted.csv");
+  const std::string log = TempFile("interrupted.err");
+  ChildProcess run({"/bin/sh", "-c",
+                    std::string("exec ") + kTether +
+                        " run pendulum --t-end 1e6 --output-interval 1e-3 --format csv > " + csv +
+                        " 2> " + log},
+                   TempFile("interrupted.log"));
+  // Bounded wait until rows are flowing: 100 × 50 ms.
+  for (int i = 0; i < 100 && ReadWholeFile(csv).size() < 20000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GT(ReadWholeFile(csv).size(), 20000U) << ReadWholeFile(log);
+  EXPECT_EQ(run.Stop(std::chrono::milliseconds(10000)), 130) << ReadWholeFile(log);
+  const std::string text = ReadWholeFile(csv);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n') << "the last row is cut";
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);
+  const auto fields = std::count(line.begin(), line.end(), ',');
+  std::size_t rows = 0;
+  while (std::getline(lines, line)) {
+    ASSERT_EQ(std::count(line.begin(), line.end(), ','), fields) << "row " << rows << ": " << line;
+    ++rows;
+  }
+  EXPECT_GT(rows, 100U);
+  EXPECT_THAT(ReadWholeFile(log), HasSubstr("tether: run: interrupted at t = "));
+  std::filesystem::remove(csv);
+  std::filesystem::remove(log);
+}
+
 }  // namespace tether::test
