@@ -719,9 +719,9 @@ def wait_for_port(port, process, seconds):
     return False
 
 
-def run_client(problems, what, command, timeout=20):
+def run_client(problems, what, command, timeout=20, env=None):
     try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         problems.check(False, f"{what}: `{' '.join(command)}` did not finish in {timeout} s")
         return None
@@ -771,9 +771,15 @@ def check_server(source_dir, server_bin, client_bin):
             if not problems.check(up, f"`{' '.join(command)}` did not listen within 15 s "
                                   f"(exit {server.poll()}): {read(log_path).strip()[-2000:]}"):
                 return problems.finish("server")
+            # The image's command in the image's environment, its TETHER_LISTEN moved to this
+            # port as `docker run -e TETHER_LISTEN=…` would.
             probe = [client_bin if w == "tether" else w for w in health_command]
-            probe = [address if w == f"127.0.0.1:{GRPC_PORT}" else w for w in probe]
-            run_client(problems, "HEALTHCHECK", probe)
+            image_env = dict(i.rest.split("=", 1) for i in stages["runtime"]
+                             if i.keyword == "ENV" and "=" in i.rest)
+            listen = image_env.get("TETHER_LISTEN", f"0.0.0.0:{GRPC_PORT}")
+            probe_env = {k: v for k, v in os.environ.items() if k != "TETHER_SERVER"}
+            probe_env["TETHER_LISTEN"] = listen.rsplit(":", 1)[0] + f":{port}"
+            run_client(problems, "HEALTHCHECK", probe, env=probe_env)
             listed = run_client(problems, "models", [client_bin, "models", "--server", address])
             for name in os.listdir(os.path.join(source_dir, "deploy/k8s/models")):
                 model = name[:-len(".json")]
