@@ -778,14 +778,20 @@ TEST(CliScripting, InterruptedRunWritesOnlyWholeRows) {
   const std::string log = TempFile("interrupted.err");
   ChildProcess run({"/bin/sh", "-c",
                     std::string("exec ") + kTether +
-                        " run pendulum --t-end 1e4 --output-interval 1e-3 --format csv > " + csv +
+                        " run pendulum --t-end 5e4 --output-interval 1e-3 --format csv > " + csv +
                         " 2> " + log},
                    TempFile("interrupted.log"));
-  // Bounded wait until rows are flowing: 100 × 50 ms.
-  for (int i = 0; i < 100 && ReadWholeFile(csv).size() < 20000; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // The run asks for 5e7 rows (tens of seconds on a fast machine), so the signal below arrives
+  // while it streams. Poll the file's size, not its text: rows arrive at millions per second.
+  const auto csv_size = [&csv] {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(csv, error);
+    return error ? std::uintmax_t{0} : size;
+  };
+  for (int i = 0; i < 2000 && csv_size() < 20000; ++i) {  // bounded: 2000 × 5 ms
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  ASSERT_GT(ReadWholeFile(csv).size(), 20000U) << ReadWholeFile(log);
+  ASSERT_GT(csv_size(), 20000U) << ReadWholeFile(log);
   EXPECT_EQ(run.Stop(std::chrono::milliseconds(10000)), 130) << ReadWholeFile(log);
   const std::string text = ReadWholeFile(csv);
   ASSERT_FALSE(text.empty());
