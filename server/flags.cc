@@ -4,8 +4,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <istream>
+#include <ostream>
 #include <limits>
 
+#include "auth.h"
 #include "tether/version.h"
 
 namespace tether::server {
@@ -93,6 +96,26 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
                   "host:port of a plaintext port serving grpc.health.v1 only, for probes that "
                   "speak no TLS (the kubelet's)")
       ->envname("TETHER_HEALTH_LISTEN");
+  app->add_option("--token-file", c.token_file,
+                  "file of bearer tokens, one line TENANT:SALT:HASH each (`tether-server "
+                  "hash-token` writes one); every call then needs a token, and each tenant sees "
+                  "only its own sessions and models; re-read when it changes")
+      // Not TETHER_TOKEN_FILE: that is the client's (the CLI's file holding its own token), and
+      // `tether serve` in a shell set up for the CLI would read a token as a token database.
+      ->envname("TETHER_SERVER_TOKEN_FILE");
+  app->add_flag("--allow-insecure-tokens", c.allow_insecure_tokens,
+                "accept --token-file without TLS (tokens cross the network in the clear: "
+                "loopback development only)")
+      ->envname("TETHER_ALLOW_INSECURE_TOKENS");
+  app->add_option("--tenant-max-sessions", c.tenant_max_sessions,
+                  "live sessions of one tenant at most (with --token-file)")
+      ->envname("TETHER_TENANT_MAX_SESSIONS")->capture_default_str()->check(at_least_one);
+  app->add_option("--tenant-max-registered-models", c.tenant_max_registered_models,
+                  "models one tenant may register at most (with --token-file)")
+      ->envname("TETHER_TENANT_MAX_REGISTERED_MODELS")->capture_default_str()->check(at_least_one);
+  app->add_option("--tenant-max-streams", c.tenant_max_streams,
+                  "concurrent streams of one tenant at most (with --token-file)")
+      ->envname("TETHER_TENANT_MAX_STREAMS")->capture_default_str()->check(at_least_one);
 }
 
 // CLI11 names the option of a bad value, not the environment variable it came from.
@@ -113,6 +136,21 @@ int ReportFlagError(const CLI::App& app, const CLI::ParseError& error, int argc,
                  value);
   }
   return code;
+}
+
+int HashTokenCommand(const std::string& tenant, std::istream& in, std::ostream& out,
+                     std::ostream& err) {
+  std::string token;
+  std::getline(in, token);
+  if (!token.empty() && token.back() == '\r') token.pop_back();
+  std::string why;
+  const std::string line = HashTokenLine(tenant, token, &why);
+  if (line.empty()) {
+    err << "tether-server hash-token: " << why << " (the token is read from standard input)\n";
+    return 2;
+  }
+  out << line << '\n';
+  return 0;
 }
 
 std::string VersionText(std::string_view program) {

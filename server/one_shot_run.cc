@@ -44,10 +44,11 @@ grpc::Status CreateRun(std::shared_ptr<const model::Model> model,
   return grpc::Status::OK;
 }
 
-OneShotRun::OneShotRun(const model::ModelRegistry* registry, v1::SimulateRequest request,
+OneShotRun::OneShotRun(const TenantModels* models, std::string tenant, v1::SimulateRequest request,
                        std::size_t max_spec_bytes, std::uint64_t max_steps,
                        std::uint64_t max_samples)
-    : registry_(registry),
+    : models_(models),
+      tenant_(std::move(tenant)),
       request_(std::move(request)),
       max_spec_bytes_(max_spec_bytes),
       max_steps_(max_steps),
@@ -57,9 +58,9 @@ grpc::Status OneShotRun::ResolveModel(std::shared_ptr<const model::Model>* out) 
   switch (request_.source_case()) {
     case v1::SimulateRequest::kModel: {
       const std::string name(StripPrefix(request_.model(), kModelPrefix));
-      *out = registry_->Find(name);
+      *out = models_->Find(tenant_, name);
       if (*out == nullptr) {
-        return Error(grpc::StatusCode::NOT_FOUND, registry_->NotFoundMessage(name));
+        return Error(grpc::StatusCode::NOT_FOUND, models_->NotFoundMessage(tenant_, name));
       }
       return grpc::Status::OK;
     }

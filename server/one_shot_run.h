@@ -7,13 +7,14 @@
 #include <memory>
 
 #include "run_source.h"
-#include "tether/model/registry.h"
+#include "tenant_models.h"
 
 namespace tether::server {
 
 class OneShotRun final : public RunSource {
  public:
-  OneShotRun(const model::ModelRegistry* registry, v1::SimulateRequest request,
+  // A model name resolves among what `tenant` sees of `models`.
+  OneShotRun(const TenantModels* models, std::string tenant, v1::SimulateRequest request,
              std::size_t max_spec_bytes, std::uint64_t max_steps, std::uint64_t max_samples);
 
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
@@ -25,7 +26,8 @@ class OneShotRun final : public RunSource {
  private:
   grpc::Status ResolveModel(std::shared_ptr<const model::Model>* out) const;
 
-  const model::ModelRegistry* registry_;
+  const TenantModels* models_;
+  std::string tenant_;
   v1::SimulateRequest request_;
   std::size_t max_spec_bytes_;
   std::uint64_t max_steps_;

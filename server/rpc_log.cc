@@ -42,6 +42,7 @@ void RpcLog::Finish(const grpc::Status& status) {
                          {"code", CodeName(status.error_code())},
                          {"message", status.error_message()},
                          {"duration_ms", elapsed.count()}};
+  if (!tenant_.empty()) line["tenant"] = tenant_;
   // One fwrite per line under a lock, so that concurrent calls never interleave characters.
   static std::mutex mutex;
   const std::string text =

@@ -15,6 +15,8 @@ class RpcLog {
  public:
   RpcLog(bool enabled, std::string method, std::string session = {});
   void set_session(std::string session) { session_ = std::move(session); }
+  // The caller's tenant (never its token); "" without tenants, then not logged.
+  void set_tenant(std::string tenant) { tenant_ = std::move(tenant); }
   void Finish(const grpc::Status& status);
 
  private:
@@ -22,6 +24,7 @@ class RpcLog {
   bool written_ = false;
   std::string method_;
   std::string session_;
+  std::string tenant_;
   std::chrono::steady_clock::time_point start_;
 };
 

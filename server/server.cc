@@ -109,7 +109,19 @@ bool ServerConfig::IsValid(std::string* why) const {
                ">= 1 s", why) &&
          Check(health_listen.empty() || health_listen != listen || listen.ends_with(":0"),
                "health_listen",
-               "'" + health_listen + "'", "a different address than listen", why);
+               "'" + health_listen + "'", "a different address than listen", why) &&
+         Check(token_file.empty() || listen.empty() || !tls_cert_file.empty() ||
+                   allow_insecure_tokens,
+               "token_file", "'" + token_file + "' with a plaintext listen '" + listen + "'",
+               "used with TLS (tls_cert_file, tls_key_file): bearer tokens would cross the "
+               "network in the clear; set allow_insecure_tokens for loopback development",
+               why) &&
+         Check(tenant_max_sessions >= 1, "tenant_max_sessions",
+               std::to_string(tenant_max_sessions), ">= 1", why) &&
+         Check(tenant_max_registered_models >= 1, "tenant_max_registered_models",
+               std::to_string(tenant_max_registered_models), ">= 1", why) &&
+         Check(tenant_max_streams >= 1, "tenant_max_streams", std::to_string(tenant_max_streams),
+               ">= 1", why);
 }
 
 struct Server::Impl {
@@ -190,6 +202,10 @@ std::unique_ptr<Server> Server::Start(const ServerConfig& config, std::string* e
   if (!config.models_dir.empty() &&
       !LoadModelsDir(&impl->state.registry, config.models_dir, error)) {
     return nullptr;
+  }
+  if (!config.token_file.empty()) {
+    impl->state.tokens = TokenFile::Open(config.token_file, error);
+    if (impl->state.tokens == nullptr) return nullptr;
   }
 
   grpc::EnableDefaultHealthCheckService(true);

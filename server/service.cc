@@ -1,8 +1,10 @@
 #include "service.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include "convert.h"
@@ -22,23 +24,8 @@ constexpr int kMaxPageSize = 1000;
 
 std::string Method(std::string_view name) { return std::string(kServiceName) + std::string(name); }
 
-// Finishes the unary call with body()'s status, on the pool (numerical work) or inline.
-template <typename Body>
-grpc::ServerUnaryReactor* RunUnary(grpc::CallbackServerContext* context, RpcLog log,
-                                   WorkerPool* pool, Body body) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  auto run = [reactor, log, body]() mutable {
-    const grpc::Status status = Bounded(body());
-    log.Finish(status);
-    reactor->Finish(status);
-  };
-  if (pool != nullptr) {
-    pool->Post(std::move(run));
-  } else {
-    run();
-  }
-  return reactor;
-}
+// The scheme of the authorization metadata (RFC 6750 §2.1; the scheme is case-insensitive).
+constexpr std::string_view kBearer = "bearer ";
 
 grpc::Status PageSize(int requested, std::size_t* size) {
   if (requested < 0 || requested > kMaxPageSize) {
@@ -96,34 +83,113 @@ grpc::Status SessionLimit(const SessionStore& store) {
                    " live sessions reached; delete sessions or wait for idle ones to expire");
 }
 
+grpc::Status TenantSessionLimit(const SessionStore& store) {
+  return Error(grpc::StatusCode::RESOURCE_EXHAUSTED,
+               "tenant_max_sessions = " + std::to_string(store.max_per_tenant()) +
+                   " live sessions of this tenant reached; delete sessions or wait for idle "
+                   "ones to expire");
+}
+
+// Either quota that stops `tenant` from adding a session now; OK if none. Add checks again
+// atomically; this spares a costly initialization that could not be kept.
+grpc::Status SessionQuota(const SessionStore& store, const std::string& tenant) {
+  if (store.size() >= store.max_sessions()) return SessionLimit(store);
+  if (store.size(tenant) >= store.max_per_tenant()) return TenantSessionLimit(store);
+  return grpc::Status::OK;
+}
+
 grpc::Status AddSession(SessionStore* store, std::shared_ptr<Session> session) {
   const std::string id = session->id;
   switch (store->Add(std::move(session))) {
     case SessionStore::AddResult::kOk: return grpc::Status::OK;
     case SessionStore::AddResult::kAlreadyExists:
       return Error(grpc::StatusCode::ALREADY_EXISTS, "session " + SessionName(id) + " already exists");
+    case SessionStore::AddResult::kTenantLimit: return TenantSessionLimit(*store);
     case SessionStore::AddResult::kLimit: break;
   }
   return SessionLimit(*store);
+}
+
+model::SpecLimits RegistryLimits(const ServerConfig& config) {
+  // The request-size limit max_spec_bytes is the service's check; the catalog must load
+  // whatever it is, so the registry's limit only grows with it.
+  model::SpecLimits limits;
+  limits.max_document_bytes = std::max(limits.max_document_bytes, config.max_spec_bytes);
+  return limits;
+}
+
+std::size_t TenantMaxSessions(const ServerConfig& config) {
+  // Without tenants the one anonymous tenant has the whole server.
+  return config.token_file.empty() ? config.max_sessions : config.tenant_max_sessions;
 }
 
 }  // namespace
 
 ServiceState::ServiceState(const ServerConfig& config_in)
     : config(config_in),
-      registry(
-          [&] {
-            // The request-size limit max_spec_bytes is the service's check; the catalog
-            // must load whatever it is, so the registry's limit only grows with it.
-            model::SpecLimits limits;
-            limits.max_document_bytes = std::max(limits.max_document_bytes, config_in.max_spec_bytes);
-            return limits;
-          }(),
-          config_in.max_registered_models),
-      sessions(config_in.max_sessions, config_in.session_ttl, config_in.replay_total_bytes),
+      registry(RegistryLimits(config_in), config_in.max_registered_models),
+      models(&registry, !config_in.token_file.empty(), RegistryLimits(config_in),
+             config_in.max_registered_models, config_in.tenant_max_registered_models),
+      sessions(config_in.max_sessions, TenantMaxSessions(config_in), config_in.session_ttl,
+               config_in.replay_total_bytes),
       pool(config_in.worker_threads != 0
                ? config_in.worker_threads
                : std::max<std::size_t>(1, std::thread::hardware_concurrency())) {}
+
+// ---- calls -----------------------------------------------------------------------------------
+
+grpc::Status SimulationService::Authenticate(const grpc::CallbackServerContext& context,
+                                             std::string* tenant) {
+  tenant->clear();
+  if (state_->tokens == nullptr) return grpc::Status::OK;
+  const auto& metadata = context.client_metadata();
+  const auto found = metadata.find("authorization");
+  if (found == metadata.end()) {
+    return Error(grpc::StatusCode::UNAUTHENTICATED,
+                 "this server requires a bearer token: send the metadata `authorization: Bearer "
+                 "TOKEN` (the tether CLI's --token or --token-file)");
+  }
+  const std::string_view value(found->second.data(), found->second.size());
+  const bool bearer = value.size() > kBearer.size() &&
+                      std::equal(kBearer.begin(), kBearer.end(), value.begin(), [](char a, char b) {
+                        return a == std::tolower(static_cast<unsigned char>(b));
+                      });
+  if (!bearer) {
+    return Error(grpc::StatusCode::UNAUTHENTICATED,
+                 "the authorization metadata is not a bearer token (expected `Bearer TOKEN`)");
+  }
+  std::optional<std::string> owner = state_->tokens->Lookup(value.substr(kBearer.size()));
+  if (!owner) {
+    return Error(grpc::StatusCode::UNAUTHENTICATED,
+                 "the bearer token is not accepted (not in the server's token file)");
+  }
+  *tenant = std::move(*owner);
+  return grpc::Status::OK;
+}
+
+template <typename Body>
+grpc::ServerUnaryReactor* SimulationService::RunUnary(grpc::CallbackServerContext* context,
+                                                      RpcLog log, WorkerPool* pool, Body body) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  std::string tenant;
+  if (grpc::Status refused = Authenticate(*context, &tenant); !refused.ok()) {
+    log.Finish(refused);
+    reactor->Finish(refused);
+    return reactor;
+  }
+  log.set_tenant(tenant);
+  auto run = [reactor, log, body, tenant = std::move(tenant)]() mutable {
+    const grpc::Status status = Bounded(body(tenant));
+    log.Finish(status);
+    reactor->Finish(status);
+  };
+  if (pool != nullptr) {
+    pool->Post(std::move(run));
+  } else {
+    run();
+  }
+  return reactor;
+}
 
 // ---- models ----------------------------------------------------------------------------------
 
@@ -131,11 +197,12 @@ v1::Model SimulationService::Describe(const model::ModelRegistry::Entry& entry) 
   return ModelToProto(*entry.model, entry.builtin, simulate::DefaultColumns(*entry.model));
 }
 
-grpc::Status SimulationService::DoListModels(const v1::ListModelsRequest& request,
+grpc::Status SimulationService::DoListModels(const std::string& tenant,
+                                             const v1::ListModelsRequest& request,
                                              v1::ListModelsResponse* response) {
   std::size_t page = 0;
   if (grpc::Status s = PageSize(request.page_size(), &page); !s.ok()) return s;
-  const std::vector<model::ModelRegistry::Entry> entries = state_->registry.List();
+  const std::vector<model::ModelRegistry::Entry> entries = state_->models.List(tenant);
   for (const auto& entry : entries) {
     if (!request.page_token().empty() && entry.model->name <= request.page_token()) continue;
     if (static_cast<std::size_t>(response->models_size()) == page) {
@@ -152,16 +219,19 @@ grpc::ServerUnaryReactor* SimulationService::ListModels(grpc::CallbackServerCont
                                                         const v1::ListModelsRequest* request,
                                                         v1::ListModelsResponse* response) {
   return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("ListModels")), &state_->pool,
-                  [this, request, response] { return DoListModels(*request, response); });
+                  [this, request, response](const std::string& tenant) {
+                    return DoListModels(tenant, *request, response);
+                  });
 }
 
-grpc::Status SimulationService::DoGetModel(const v1::GetModelRequest& request, v1::Model* response) {
+grpc::Status SimulationService::DoGetModel(const std::string& tenant,
+                                           const v1::GetModelRequest& request, v1::Model* response) {
   const std::string_view name = StripPrefix(request.name(), kModelPrefix);
-  std::shared_ptr<const model::Model> found = state_->registry.Find(name);
+  std::shared_ptr<const model::Model> found = state_->models.Find(tenant, name);
   if (found == nullptr) {
-    return Error(grpc::StatusCode::NOT_FOUND, state_->registry.NotFoundMessage(name));
+    return Error(grpc::StatusCode::NOT_FOUND, state_->models.NotFoundMessage(tenant, name));
   }
-  *response = Describe({found, state_->registry.IsBuiltin(name)});
+  *response = Describe({found, state_->models.IsBuiltin(name)});
   return grpc::Status::OK;
 }
 
@@ -169,10 +239,13 @@ grpc::ServerUnaryReactor* SimulationService::GetModel(grpc::CallbackServerContex
                                                       const v1::GetModelRequest* request,
                                                       v1::Model* response) {
   return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("GetModel")), &state_->pool,
-                  [this, request, response] { return DoGetModel(*request, response); });
+                  [this, request, response](const std::string& tenant) {
+                    return DoGetModel(tenant, *request, response);
+                  });
 }
 
-grpc::Status SimulationService::DoRegisterModel(const v1::RegisterModelRequest& request,
+grpc::Status SimulationService::DoRegisterModel(const std::string& tenant,
+                                                const v1::RegisterModelRequest& request,
                                                 v1::Model* response) {
   if (request.spec_json().size() > state_->config.max_spec_bytes) {
     return InvalidArgument("spec too large",
@@ -180,7 +253,8 @@ grpc::Status SimulationService::DoRegisterModel(const v1::RegisterModelRequest& 
                                               " bytes; the limit max_spec_bytes is " +
                                               std::to_string(state_->config.max_spec_bytes)}});
   }
-  model::RegistryResult result = state_->registry.Register(request.spec_json(), request.replace());
+  model::RegistryResult result =
+      state_->models.Register(tenant, request.spec_json(), request.replace());
   switch (result.status) {
     case model::RegistryStatus::kOk:
       *response = Describe({result.model, false});
@@ -191,6 +265,9 @@ grpc::Status SimulationService::DoRegisterModel(const v1::RegisterModelRequest& 
     case model::RegistryStatus::kAlreadyExists:
       return Error(grpc::StatusCode::ALREADY_EXISTS, result.message);
     case model::RegistryStatus::kLimit:
+      if (!state_->config.token_file.empty()) {
+        return Error(grpc::StatusCode::RESOURCE_EXHAUSTED, result.message);  // names its quota
+      }
       return Error(grpc::StatusCode::RESOURCE_EXHAUSTED,
                    "max_registered_models = " + std::to_string(state_->config.max_registered_models) +
                        " reached; delete registered models first (" + result.message + ")");
@@ -206,16 +283,22 @@ grpc::ServerUnaryReactor* SimulationService::RegisterModel(grpc::CallbackServerC
                                                            const v1::RegisterModelRequest* request,
                                                            v1::Model* response) {
   return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("RegisterModel")), &state_->pool,
-                  [this, request, response] { return DoRegisterModel(*request, response); });
+                  [this, request, response](const std::string& tenant) {
+                    return DoRegisterModel(tenant, *request, response);
+                  });
 }
 
-grpc::Status SimulationService::DoDeleteModel(const v1::DeleteModelRequest& request) {
+grpc::Status SimulationService::DoDeleteModel(const std::string& tenant,
+                                              const v1::DeleteModelRequest& request) {
   const std::string_view name = StripPrefix(request.name(), kModelPrefix);
-  model::RegistryResult result = state_->registry.Remove(name);
+  model::RegistryResult result = state_->models.Remove(tenant, name);
   switch (result.status) {
     case model::RegistryStatus::kOk:
       return grpc::Status::OK;
     case model::RegistryStatus::kReadOnly:
+      if (!state_->models.IsBuiltin(name)) {
+        return Error(grpc::StatusCode::FAILED_PRECONDITION, result.message);
+      }
       return Error(grpc::StatusCode::FAILED_PRECONDITION,
                    "model " + Quote(name) + " belongs to the built-in catalog, which is read-only");
     case model::RegistryStatus::kNotFound:
@@ -230,24 +313,24 @@ grpc::ServerUnaryReactor* SimulationService::DeleteModel(grpc::CallbackServerCon
                                                          const v1::DeleteModelRequest* request,
                                                          google::protobuf::Empty* /*response*/) {
   return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("DeleteModel")), nullptr,
-                  [this, request] { return DoDeleteModel(*request); });
+                  [this, request](const std::string& tenant) {
+                    return DoDeleteModel(tenant, *request);
+                  });
 }
 
 // ---- sessions --------------------------------------------------------------------------------
 
-grpc::Status SimulationService::DoCreateSession(const v1::CreateSessionRequest& request,
+grpc::Status SimulationService::DoCreateSession(const std::string& tenant,
+                                                const v1::CreateSessionRequest& request,
                                                 v1::Session* response) {
   if (state_->draining.load()) return Draining();
   std::string id;
   if (grpc::Status s = ChooseSessionId(request.session_id(), &id); !s.ok()) return s;
-  // Checked before the (costly) initialization too; Add checks again atomically.
-  if (state_->sessions.size() >= state_->config.max_sessions) {
-    return SessionLimit(state_->sessions);
-  }
+  if (grpc::Status s = SessionQuota(state_->sessions, tenant); !s.ok()) return s;
   const std::string model_name(StripPrefix(request.model(), kModelPrefix));
-  std::shared_ptr<const model::Model> model = state_->registry.Find(model_name);
+  std::shared_ptr<const model::Model> model = state_->models.Find(tenant, model_name);
   if (model == nullptr) {
-    return Error(grpc::StatusCode::NOT_FOUND, state_->registry.NotFoundMessage(model_name));
+    return Error(grpc::StatusCode::NOT_FOUND, state_->models.NotFoundMessage(tenant, model_name));
   }
   std::unique_ptr<simulate::Simulation> simulation;
   if (grpc::Status s = CreateRun(model, request.parameters(), request.initial_values(),
@@ -256,7 +339,7 @@ grpc::Status SimulationService::DoCreateSession(const v1::CreateSessionRequest& 
       !s.ok()) {
     return s;
   }
-  auto session = std::make_shared<Session>(id, model_name, std::move(simulation),
+  auto session = std::make_shared<Session>(tenant, id, model_name, std::move(simulation),
                                            state_->config.replay_bytes,
                                            state_->sessions.replay_budget());
   {
@@ -270,15 +353,17 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
                                                            const v1::CreateSessionRequest* request,
                                                            v1::Session* response) {
   RpcLog log(state_->config.log_rpcs, Method("CreateSession"));
-  return RunUnary(context, log, &state_->pool, [this, request, response] {
-    return DoCreateSession(*request, response);
-  });
+  return RunUnary(context, log, &state_->pool,
+                  [this, request, response](const std::string& tenant) {
+                    return DoCreateSession(tenant, *request, response);
+                  });
 }
 
-grpc::Status SimulationService::DoGetSession(const v1::GetSessionRequest& request,
+grpc::Status SimulationService::DoGetSession(const std::string& tenant,
+                                             const v1::GetSessionRequest& request,
                                              v1::Session* response) {
   const std::string id(StripPrefix(request.name(), kSessionPrefix));
-  std::shared_ptr<Session> session = state_->sessions.Find(id);
+  std::shared_ptr<Session> session = state_->sessions.Find(tenant, id);
   if (session == nullptr) return SessionNotFound(id);
   std::lock_guard lock(session->mutex);
   session->Touch();
@@ -290,16 +375,19 @@ grpc::ServerUnaryReactor* SimulationService::GetSession(grpc::CallbackServerCont
                                                         const v1::GetSessionRequest* request,
                                                         v1::Session* response) {
   return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("GetSession"), request->name()),
-                  nullptr, [this, request, response] { return DoGetSession(*request, response); });
+                  nullptr, [this, request, response](const std::string& tenant) {
+                    return DoGetSession(tenant, *request, response);
+                  });
 }
 
-grpc::Status SimulationService::DoListSessions(const v1::ListSessionsRequest& request,
+grpc::Status SimulationService::DoListSessions(const std::string& tenant,
+                                               const v1::ListSessionsRequest& request,
                                                v1::ListSessionsResponse* response) {
   std::size_t page = 0;
   if (grpc::Status s = PageSize(request.page_size(), &page); !s.ok()) return s;
   // One more than the page tells whether another page follows.
   std::vector<std::shared_ptr<Session>> sessions =
-      state_->sessions.List(request.page_token(), page + 1);
+      state_->sessions.List(tenant, request.page_token(), page + 1);
   for (std::size_t i = 0; i < sessions.size() && i < page; ++i) {
     std::lock_guard lock(sessions[i]->mutex);
     *response->add_sessions() = sessions[i]->ToProto(state_->config.session_ttl);
@@ -312,13 +400,16 @@ grpc::ServerUnaryReactor* SimulationService::ListSessions(grpc::CallbackServerCo
                                                           const v1::ListSessionsRequest* request,
                                                           v1::ListSessionsResponse* response) {
   return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("ListSessions")), nullptr,
-                  [this, request, response] { return DoListSessions(*request, response); });
+                  [this, request, response](const std::string& tenant) {
+                    return DoListSessions(tenant, *request, response);
+                  });
 }
 
-grpc::Status SimulationService::DoUpdateSession(const v1::UpdateSessionRequest& request,
+grpc::Status SimulationService::DoUpdateSession(const std::string& tenant,
+                                                const v1::UpdateSessionRequest& request,
                                                 v1::Session* response) {
   const std::string id(StripPrefix(request.name(), kSessionPrefix));
-  std::shared_ptr<Session> session = state_->sessions.Find(id);
+  std::shared_ptr<Session> session = state_->sessions.Find(tenant, id);
   if (session == nullptr) return SessionNotFound(id);
   std::lock_guard lock(session->mutex);
   if (session->streaming) return Busy(id, "updating it");
@@ -348,15 +439,19 @@ grpc::ServerUnaryReactor* SimulationService::UpdateSession(grpc::CallbackServerC
   return RunUnary(context,
                   RpcLog(state_->config.log_rpcs, Method("UpdateSession"), request->name()),
                   &state_->pool,
-                  [this, request, response] { return DoUpdateSession(*request, response); });
+                  [this, request, response](const std::string& tenant) {
+                    return DoUpdateSession(tenant, *request, response);
+                  });
 }
 
-grpc::Status SimulationService::DoForkSession(const v1::ForkSessionRequest& request,
+grpc::Status SimulationService::DoForkSession(const std::string& tenant,
+                                              const v1::ForkSessionRequest& request,
                                               v1::Session* response) {
   if (state_->draining.load()) return Draining();
   const std::string id(StripPrefix(request.name(), kSessionPrefix));
-  std::shared_ptr<Session> source = state_->sessions.Find(id);
+  std::shared_ptr<Session> source = state_->sessions.Find(tenant, id);
   if (source == nullptr) return SessionNotFound(id);
+  if (grpc::Status s = SessionQuota(state_->sessions, tenant); !s.ok()) return s;
   std::string fork_id;
   if (grpc::Status s = ChooseSessionId(request.session_id(), &fork_id); !s.ok()) return s;
   std::unique_ptr<simulate::Simulation> copy;
@@ -366,7 +461,8 @@ grpc::Status SimulationService::DoForkSession(const v1::ForkSessionRequest& requ
     copy = std::make_unique<simulate::Simulation>(*source->simulation);
     source->Touch();
   }
-  auto fork = std::make_shared<Session>(fork_id, source->model, std::move(copy),
+  // The fork stays in its parent's tenant and routing key (the parent's replica).
+  auto fork = std::make_shared<Session>(source->tenant, fork_id, source->model, std::move(copy),
                                         state_->config.replay_bytes,
                                         state_->sessions.replay_budget(), source->routing_key);
   {
@@ -381,13 +477,16 @@ grpc::ServerUnaryReactor* SimulationService::ForkSession(grpc::CallbackServerCon
                                                          v1::Session* response) {
   return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("ForkSession"), request->name()),
                   &state_->pool,
-                  [this, request, response] { return DoForkSession(*request, response); });
+                  [this, request, response](const std::string& tenant) {
+                    return DoForkSession(tenant, *request, response);
+                  });
 }
 
-grpc::Status SimulationService::DoDeleteSession(const v1::DeleteSessionRequest& request) {
+grpc::Status SimulationService::DoDeleteSession(const std::string& tenant,
+                                                const v1::DeleteSessionRequest& request) {
   const std::string id(StripPrefix(request.name(), kSessionPrefix));
   bool streaming = false;
-  if (!state_->sessions.Remove(id, &streaming)) return SessionNotFound(id);
+  if (!state_->sessions.Remove(tenant, id, &streaming)) return SessionNotFound(id);
   if (streaming) return Busy(id, "deleting it");
   return grpc::Status::OK;
 }
@@ -397,12 +496,15 @@ grpc::ServerUnaryReactor* SimulationService::DeleteSession(grpc::CallbackServerC
                                                            google::protobuf::Empty* /*response*/) {
   return RunUnary(context,
                   RpcLog(state_->config.log_rpcs, Method("DeleteSession"), request->name()),
-                  nullptr, [this, request] { return DoDeleteSession(*request); });
+                  nullptr, [this, request](const std::string& tenant) {
+                    return DoDeleteSession(tenant, *request);
+                  });
 }
 
 // ---- streams ---------------------------------------------------------------------------------
 
-grpc::Status SimulationService::AdmitStream(std::size_t frame_samples_requested,
+grpc::Status SimulationService::AdmitStream(const std::string& tenant,
+                                            std::size_t frame_samples_requested,
                                             double realtime_factor, std::size_t* frame_samples) {
   if (state_->draining.load()) return Draining();
   std::vector<FieldViolation> violations;
@@ -424,34 +526,53 @@ grpc::Status SimulationService::AdmitStream(std::size_t frame_samples_requested,
                  "max_streams = " + std::to_string(state_->config.max_streams) +
                      " concurrent streams reached; retry later");
   }
+  if (state_->tokens != nullptr) {
+    const auto open = state_->tenant_streams.find(tenant);
+    if (open != state_->tenant_streams.end() && open->second >= state_->config.tenant_max_streams) {
+      return Error(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                   "tenant_max_streams = " + std::to_string(state_->config.tenant_max_streams) +
+                       " concurrent streams of this tenant reached; retry later");
+    }
+  }
   return grpc::Status::OK;
 }
 
 grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StartStream(
-    std::unique_ptr<RunSource> source, StateStream::Settings settings, RpcLog log) {
+    const std::string& tenant, std::unique_ptr<RunSource> source, StateStream::Settings settings,
+    RpcLog log) {
   ServiceState* state = state_;
   auto* stream = new StateStream(&state->pool, &state->counters, std::move(source), settings,
-                                 std::move(log), [state](StateStream* done) {
+                                 std::move(log), [state, tenant](StateStream* done) {
                                    std::lock_guard lock(state->streams_mutex);
                                    state->streams.erase(done);
+                                   const auto open = state->tenant_streams.find(tenant);
+                                   if (open != state->tenant_streams.end() && --open->second == 0) {
+                                     state->tenant_streams.erase(open);
+                                   }
                                  });
   {
     std::lock_guard lock(state->streams_mutex);
     state->streams.insert(stream);
+    ++state->tenant_streams[tenant];
   }
   stream->Begin();
   return stream;
 }
 
 grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
-    grpc::CallbackServerContext* /*context*/, const v1::StreamStatesRequest* request) {
+    grpc::CallbackServerContext* context, const v1::StreamStatesRequest* request) {
   RpcLog log(state_->config.log_rpcs, Method("StreamStates"), request->name());
   StateStream::Settings settings;
   settings.realtime_factor = request->realtime_factor();
-  grpc::Status status =
-      AdmitStream(request->frame_samples(), request->realtime_factor(), &settings.frame_samples);
+  std::string tenant;
+  grpc::Status status = Authenticate(*context, &tenant);
+  log.set_tenant(tenant);
+  if (status.ok()) {
+    status = AdmitStream(tenant, request->frame_samples(), request->realtime_factor(),
+                         &settings.frame_samples);
+  }
   const std::string id(StripPrefix(request->name(), kSessionPrefix));
-  std::shared_ptr<Session> session = status.ok() ? state_->sessions.Find(id) : nullptr;
+  std::shared_ptr<Session> session = status.ok() ? state_->sessions.Find(tenant, id) : nullptr;
   if (status.ok() && session == nullptr) status = SessionNotFound(id);
   if (!status.ok()) {
     status = Bounded(status);
@@ -459,6 +580,7 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
     return new RefusedStream(status);
   }
   return StartStream(
+      tenant,
       std::make_unique<SessionRun>(std::move(session), &state_->sessions, *request,
                                    state_->config.max_steps_per_stream,
                                    state_->config.max_samples_per_stream),
@@ -466,16 +588,20 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
 }
 
 grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::Simulate(
-    grpc::CallbackServerContext* /*context*/, const v1::SimulateRequest* request) {
+    grpc::CallbackServerContext* context, const v1::SimulateRequest* request) {
   RpcLog log(state_->config.log_rpcs, Method("Simulate"));
   StateStream::Settings settings;
-  const grpc::Status status =
-      Bounded(AdmitStream(request->frame_samples(), 0.0, &settings.frame_samples));
+  std::string tenant;
+  grpc::Status status = Authenticate(*context, &tenant);
+  log.set_tenant(tenant);
+  if (status.ok()) status = AdmitStream(tenant, request->frame_samples(), 0.0, &settings.frame_samples);
+  status = Bounded(status);
   if (!status.ok()) {
     log.Finish(status);
     return new RefusedStream(status);
   }
-  return StartStream(std::make_unique<OneShotRun>(&state_->registry, *request,
+  return StartStream(tenant,
+                     std::make_unique<OneShotRun>(&state_->models, tenant, *request,
                                                   state_->config.max_spec_bytes,
                                                   state_->config.max_steps_per_stream,
                                                   state_->config.max_samples_per_stream),
@@ -506,7 +632,7 @@ grpc::ServerUnaryReactor* SimulationService::GetServerInfo(grpc::CallbackServerC
                                                            const v1::GetServerInfoRequest* /*request*/,
                                                            v1::ServerInfo* response) {
   return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("GetServerInfo")), nullptr,
-                  [this, response] {
+                  [this, response](const std::string& /*tenant*/) {
                     DoGetServerInfo(response);
                     return grpc::Status::OK;
                   });

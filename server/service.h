@@ -7,14 +7,17 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "auth.h"
 #include "session.h"
 #include "state_stream.h"
 #include "tether/model/registry.h"
 #include "tether/server/server.h"
+#include "tenant_models.h"
 #include "tether/v1/simulation_service.grpc.pb.h"
 #include "worker_pool.h"
 
@@ -25,7 +28,11 @@ struct ServiceState {
   explicit ServiceState(const ServerConfig& config_in);
 
   const ServerConfig config;
+  // The shared catalog (built-in + models_dir) and, without tenants, every registered model.
   model::ModelRegistry registry;
+  TenantModels models;  // what each tenant sees of `registry` and its own
+  // config.token_file, read by Server::Start; null = no authentication, one anonymous tenant.
+  std::unique_ptr<TokenFile> tokens;
   SessionStore sessions;
   WorkerPool pool;
   StreamCounters counters;
@@ -34,6 +41,7 @@ struct ServiceState {
 
   std::mutex streams_mutex;
   std::set<StateStream*> streams;  // open streams, for Shutdown's abort
+  std::map<std::string, std::size_t> tenant_streams;  // open streams per tenant that has any
 };
 
 class SimulationService final : public v1::SimulationService::CallbackService {
@@ -79,25 +87,43 @@ class SimulationService final : public v1::SimulationService::CallbackService {
                                           v1::ServerInfo* response) override;
 
  private:
-  grpc::Status DoListModels(const v1::ListModelsRequest& request, v1::ListModelsResponse* response);
-  grpc::Status DoGetModel(const v1::GetModelRequest& request, v1::Model* response);
-  grpc::Status DoRegisterModel(const v1::RegisterModelRequest& request, v1::Model* response);
-  grpc::Status DoDeleteModel(const v1::DeleteModelRequest& request);
-  grpc::Status DoCreateSession(const v1::CreateSessionRequest& request, v1::Session* response);
-  grpc::Status DoGetSession(const v1::GetSessionRequest& request, v1::Session* response);
-  grpc::Status DoListSessions(const v1::ListSessionsRequest& request,
+  // Every Do* acts for `tenant` ("" without tenants): it sees that tenant's sessions and models.
+  grpc::Status DoListModels(const std::string& tenant, const v1::ListModelsRequest& request,
+                            v1::ListModelsResponse* response);
+  grpc::Status DoGetModel(const std::string& tenant, const v1::GetModelRequest& request,
+                          v1::Model* response);
+  grpc::Status DoRegisterModel(const std::string& tenant, const v1::RegisterModelRequest& request,
+                               v1::Model* response);
+  grpc::Status DoDeleteModel(const std::string& tenant, const v1::DeleteModelRequest& request);
+  grpc::Status DoCreateSession(const std::string& tenant, const v1::CreateSessionRequest& request,
+                               v1::Session* response);
+  grpc::Status DoGetSession(const std::string& tenant, const v1::GetSessionRequest& request,
+                            v1::Session* response);
+  grpc::Status DoListSessions(const std::string& tenant, const v1::ListSessionsRequest& request,
                               v1::ListSessionsResponse* response);
-  grpc::Status DoUpdateSession(const v1::UpdateSessionRequest& request, v1::Session* response);
-  grpc::Status DoForkSession(const v1::ForkSessionRequest& request, v1::Session* response);
-  grpc::Status DoDeleteSession(const v1::DeleteSessionRequest& request);
+  grpc::Status DoUpdateSession(const std::string& tenant, const v1::UpdateSessionRequest& request,
+                               v1::Session* response);
+  grpc::Status DoForkSession(const std::string& tenant, const v1::ForkSessionRequest& request,
+                             v1::Session* response);
+  grpc::Status DoDeleteSession(const std::string& tenant, const v1::DeleteSessionRequest& request);
   void DoGetServerInfo(v1::ServerInfo* response);
+
+  // The caller's tenant from its `authorization: Bearer TOKEN` metadata ("" without a token
+  // file), or UNAUTHENTICATED. The token never appears in the status.
+  grpc::Status Authenticate(const grpc::CallbackServerContext& context, std::string* tenant);
+  // Authenticates, then finishes the unary call with body(tenant)'s status, on the pool
+  // (numerical work) or inline.
+  template <typename Body>
+  grpc::ServerUnaryReactor* RunUnary(grpc::CallbackServerContext* context, RpcLog log,
+                                     WorkerPool* pool, Body body);
 
   // The model resource, with the columns its sessions stream (simulate::DefaultColumns).
   v1::Model Describe(const model::ModelRegistry::Entry& entry);
   // Admits a new stream (limits, draining) or returns why not.
-  grpc::Status AdmitStream(std::size_t frame_samples_requested, double realtime_factor,
-                           std::size_t* frame_samples);
-  grpc::ServerWriteReactor<v1::StateChunk>* StartStream(std::unique_ptr<RunSource> source,
+  grpc::Status AdmitStream(const std::string& tenant, std::size_t frame_samples_requested,
+                           double realtime_factor, std::size_t* frame_samples);
+  grpc::ServerWriteReactor<v1::StateChunk>* StartStream(const std::string& tenant,
+                                                        std::unique_ptr<RunSource> source,
                                                         StateStream::Settings settings,
                                                         RpcLog log);
 

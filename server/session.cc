@@ -71,10 +71,11 @@ std::size_t ReplayHistory::Copy(std::uint64_t index, std::size_t count, std::siz
   return copied;
 }
 
-Session::Session(std::string id_in, std::string model_in,
+Session::Session(std::string tenant_in, std::string id_in, std::string model_in,
                  std::unique_ptr<simulate::Simulation> sim, std::size_t replay_bytes,
                  ReplayBudget* replay_budget, std::string routing_key_in)
-    : id(std::move(id_in)),
+    : tenant(std::move(tenant_in)),
+      id(std::move(id_in)),
       routing_key(routing_key_in.empty() ? id : std::move(routing_key_in)),
       model(std::move(model_in)),
       simulation(std::move(sim)),
@@ -122,35 +123,51 @@ v1::Session Session::ToProto(std::chrono::milliseconds ttl) const {
 
 SessionStore::AddResult SessionStore::Add(std::shared_ptr<Session> session) {
   std::lock_guard lock(mutex_);
-  if (sessions_.count(session->id) != 0) return AddResult::kAlreadyExists;
+  Key key{session->tenant, session->id};
+  if (sessions_.count(key) != 0) return AddResult::kAlreadyExists;
   if (sessions_.size() >= max_sessions_) return AddResult::kLimit;
-  sessions_.emplace(session->id, std::move(session));
+  std::size_t& own = per_tenant_[session->tenant];
+  if (own >= max_per_tenant_) {
+    if (own == 0) per_tenant_.erase(session->tenant);
+    return AddResult::kTenantLimit;
+  }
+  ++own;
+  sessions_.emplace(std::move(key), std::move(session));
   return AddResult::kOk;
 }
 
-std::shared_ptr<Session> SessionStore::Find(const std::string& id) const {
+void SessionStore::Erase(std::map<Key, std::shared_ptr<Session>>::iterator it) {
+  const auto count = per_tenant_.find(it->first.first);
+  if (count != per_tenant_.end() && --count->second == 0) per_tenant_.erase(count);
+  sessions_.erase(it);
+}
+
+std::shared_ptr<Session> SessionStore::Find(const std::string& tenant,
+                                            const std::string& id) const {
   std::lock_guard lock(mutex_);
-  const auto it = sessions_.find(id);
+  const auto it = sessions_.find(Key{tenant, id});
   return it == sessions_.end() ? nullptr : it->second;
 }
 
-bool SessionStore::Remove(const std::string& id, bool* streaming) {
+bool SessionStore::Remove(const std::string& tenant, const std::string& id, bool* streaming) {
   std::lock_guard lock(mutex_);
-  const auto it = sessions_.find(id);
+  const auto it = sessions_.find(Key{tenant, id});
   if (it == sessions_.end()) return false;
   {
     std::lock_guard session_lock(it->second->mutex);
     *streaming = it->second->streaming;
   }
-  if (!*streaming) sessions_.erase(it);
+  if (!*streaming) Erase(it);
   return true;
 }
 
-std::vector<std::shared_ptr<Session>> SessionStore::List(const std::string& after,
+std::vector<std::shared_ptr<Session>> SessionStore::List(const std::string& tenant,
+                                                         const std::string& after,
                                                          std::size_t limit) const {
   std::lock_guard lock(mutex_);
   std::vector<std::shared_ptr<Session>> out;
-  for (auto it = sessions_.upper_bound(after); it != sessions_.end() && out.size() < limit; ++it) {
+  for (auto it = sessions_.upper_bound(Key{tenant, after});
+       it != sessions_.end() && it->first.first == tenant && out.size() < limit; ++it) {
     out.push_back(it->second);
   }
   return out;
@@ -166,7 +183,7 @@ std::size_t SessionStore::Expire(Session::Clock::time_point now) {
       idle = !it->second->streaming && now - it->second->last_used > ttl_;
     }
     if (idle) {
-      it = sessions_.erase(it);
+      Erase(it++);
       ++removed;
     } else {
       ++it;
@@ -198,6 +215,12 @@ void SessionStore::TrimReplay(Session* current) {
 std::size_t SessionStore::size() const {
   std::lock_guard lock(mutex_);
   return sessions_.size();
+}
+
+std::size_t SessionStore::size(const std::string& tenant) const {
+  std::lock_guard lock(mutex_);
+  const auto it = per_tenant_.find(tenant);
+  return it == per_tenant_.end() ? 0 : it->second;
 }
 
 std::string NewSessionId() {

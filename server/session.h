@@ -82,12 +82,15 @@ class ReplayHistory {
 struct Session {
   using Clock = std::chrono::steady_clock;
 
+  // `tenant_in`: the tenant that created it ("" without tenants; a fork is its parent's).
   // `routing_key_in`: the x-tether-session key of the session's calls; empty = `id_in` (a root
   // session), a fork passes its parent's.
-  Session(std::string id_in, std::string model_in, std::unique_ptr<simulate::Simulation> sim,
-          std::size_t replay_bytes, ReplayBudget* replay_budget, std::string routing_key_in = {});
+  Session(std::string tenant_in, std::string id_in, std::string model_in,
+          std::unique_ptr<simulate::Simulation> sim, std::size_t replay_bytes,
+          ReplayBudget* replay_budget, std::string routing_key_in = {});
 
-  const std::string id;     // without "sessions/"
+  const std::string tenant;  // who may see it: only calls of this tenant find it
+  const std::string id;     // without "sessions/"; unique within its tenant
   const std::string routing_key;
   const std::string model;  // model name without "models/"
   const std::chrono::system_clock::time_point create_time = std::chrono::system_clock::now();
@@ -123,21 +126,28 @@ struct Session {
   [[nodiscard]] v1::Session ToProto(std::chrono::milliseconds ttl) const;
 };
 
-// All sessions of a server, bounded by `max_sessions`, expiring after `ttl` of disuse; their
-// replay histories together bounded by `replay_total_bytes` (see TrimReplay).
+// All sessions of a server, bounded by `max_sessions` (and `max_per_tenant` per tenant),
+// expiring after `ttl` of disuse; their replay histories together bounded by
+// `replay_total_bytes` (see TrimReplay). Sessions are kept per tenant: every lookup names the
+// tenant, and another tenant's session of the same id is a different one.
 class SessionStore {
  public:
-  SessionStore(std::size_t max_sessions, std::chrono::milliseconds ttl,
-               std::size_t replay_total_bytes)
-      : max_sessions_(max_sessions), ttl_(ttl), replay_budget_(replay_total_bytes) {}
+  SessionStore(std::size_t max_sessions, std::size_t max_per_tenant,
+               std::chrono::milliseconds ttl, std::size_t replay_total_bytes)
+      : max_sessions_(max_sessions),
+        max_per_tenant_(max_per_tenant),
+        ttl_(ttl),
+        replay_budget_(replay_total_bytes) {}
 
-  enum class AddResult { kOk, kAlreadyExists, kLimit };
+  enum class AddResult { kOk, kAlreadyExists, kLimit, kTenantLimit };
   AddResult Add(std::shared_ptr<Session> session);
-  [[nodiscard]] std::shared_ptr<Session> Find(const std::string& id) const;
+  [[nodiscard]] std::shared_ptr<Session> Find(const std::string& tenant,
+                                              const std::string& id) const;
   // Removes the session unless it streams; false if unknown. `*streaming` set if it streams.
-  bool Remove(const std::string& id, bool* streaming);
-  // Sessions with id > after, sorted, at most `limit`.
-  [[nodiscard]] std::vector<std::shared_ptr<Session>> List(const std::string& after,
+  bool Remove(const std::string& tenant, const std::string& id, bool* streaming);
+  // The tenant's sessions with id > after, sorted, at most `limit`.
+  [[nodiscard]] std::vector<std::shared_ptr<Session>> List(const std::string& tenant,
+                                                           const std::string& after,
                                                            std::size_t limit) const;
   // Deletes sessions idle for longer than ttl (never a streaming one); returns how many.
   std::size_t Expire(Session::Clock::time_point now);
@@ -150,16 +160,23 @@ class SessionStore {
   [[nodiscard]] ReplayBudget* replay_budget() { return &replay_budget_; }
   [[nodiscard]] std::size_t replay_bytes_held() const { return replay_budget_.total(); }
   [[nodiscard]] std::size_t size() const;
+  [[nodiscard]] std::size_t size(const std::string& tenant) const;
   [[nodiscard]] std::size_t max_sessions() const { return max_sessions_; }
+  [[nodiscard]] std::size_t max_per_tenant() const { return max_per_tenant_; }
   [[nodiscard]] std::chrono::milliseconds ttl() const { return ttl_; }
 
  private:
+  using Key = std::pair<std::string, std::string>;  // (tenant, id)
+  void Erase(std::map<Key, std::shared_ptr<Session>>::iterator it);  // mutex_ held
+
   std::size_t max_sessions_;
+  std::size_t max_per_tenant_;
   std::chrono::milliseconds ttl_;
   // Declared before sessions_: destroyed after the histories that count in it.
   ReplayBudget replay_budget_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<Session>> sessions_;
+  std::map<Key, std::shared_ptr<Session>> sessions_;
+  std::map<std::string, std::size_t> per_tenant_;  // sessions of each tenant that has any
 };
 
 // "s-" followed by 16 random lowercase hex digits.

@@ -159,6 +159,9 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->allow_extra_args(false);
   app.add_option("--token", call_flags.token, "Bearer token sent as `authorization: Bearer TOKEN`")
       ->envname("TETHER_TOKEN");
+  app.add_option("--token-file", call_flags.token_file,
+                 "File whose first line is the bearer token (instead of --token, which `ps` shows)")
+      ->envname("TETHER_TOKEN_FILE");
   app.add_flag("--tls", call_flags.tls, "Connect with TLS, trusting the system's root CAs")
       ->envname("TETHER_TLS");
   app.add_option("--tls-ca", call_flags.tls_ca, "PEM CAs that sign the server's certificate (implies --tls)")

@@ -1,6 +1,7 @@
 #include "cli/connection.h"
 
 #include <chrono>
+#include <fstream>
 
 #include "tether/server/server.h"
 
@@ -8,7 +9,24 @@ namespace tether::cli {
 
 bool CliClientOptions(const CallFlags& flags, client::ClientOptions* options, std::string* why) {
   const std::vector<std::string>& metadata = flags.metadata;
-  const std::string& token = flags.token;
+  std::string token = flags.token;
+  if (!flags.token_file.empty()) {
+    if (!token.empty()) {
+      *why = "--token and --token-file: give one of them";
+      return false;
+    }
+    std::ifstream in(flags.token_file);
+    if (!in || !std::getline(in, token)) {
+      *why = "--token-file '" + flags.token_file + "' cannot be read";
+      return false;
+    }
+    // The file's one line; a trailing newline or CR is not part of the token.
+    while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+    if (token.empty()) {
+      *why = "--token-file '" + flags.token_file + "': the first line is empty";
+      return false;
+    }
+  }
   // An unreachable --server should fail in about a second, not after the library's defaults:
   // a first connect that is refused fails at once, and the three retries wait 0.1 + 0.2 + 0.4 s.
   options->deadline = std::chrono::seconds(30);

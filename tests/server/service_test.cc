@@ -28,15 +28,6 @@ constexpr const char* kFailingSpec = R"({
   "simulation": {"t_end": 2, "output_interval": 0.01}
 })";
 
-constexpr const char* kOscillatorSpec = R"({
-  "name": "oscillator", "form": "index1",
-  "parameters": {"k": {"value": 4.0}},
-  "differential": ["x", "v"], "algebraic": ["a"],
-  "rhs": ["v", "a"], "constraints": ["a + k*x"],
-  "initial": {"x": 1, "v": 0, "a": -4},
-  "simulation": {"t_end": 1, "output_interval": 0.1}
-})";
-
 class ServiceTest : public ServerFixture {
  protected:
   v1::Session MustCreate(const std::string& model, const std::string& id, double t_end = 1.0) {

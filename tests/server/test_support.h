@@ -27,6 +27,23 @@ inline void SetDeadline(grpc::ClientContext* context) {
   context->set_deadline(std::chrono::system_clock::now() + kCallDeadline);
 }
 
+// A small registrable model (index 1, x'' = -k x written with the algebraic a = -k x).
+inline constexpr const char* kOscillatorSpec = R"({
+  "name": "oscillator", "form": "index1",
+  "parameters": {"k": {"value": 4.0}},
+  "differential": ["x", "v"], "algebraic": ["a"],
+  "rhs": ["v", "a"], "constraints": ["a + k*x"],
+  "initial": {"x": 1, "v": 0, "a": -4},
+  "simulation": {"t_end": 1, "output_interval": 0.1}
+})";
+
+// kOscillatorSpec under another model name.
+inline std::string OscillatorSpecNamed(const std::string& name) {
+  std::string spec = kOscillatorSpec;
+  const std::string original = "\"oscillator\"";
+  return spec.replace(spec.find(original), original.size(), "\"" + name + "\"");
+}
+
 // A config for tests: in-process only, quiet, 2 workers.
 inline ServerConfig TestConfig() {
   ServerConfig config;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,12 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags);
 // (the flag is not on the command line), names that variable; returns the exit code (2).
 int ReportFlagError(const CLI::App& app, const CLI::ParseError& error, int argc,
                     const char* const* argv, std::string_view program);
+
+// `tether-server hash-token --tenant NAME`: reads a token from the first line of `in` (not from
+// the command line, where other users' `ps` would see it) and writes its token file line
+// TENANT:SALT:HASH to `out`; returns 0, or 2 with the reason on `err`.
+int HashTokenCommand(const std::string& tenant, std::istream& in, std::ostream& out,
+                     std::ostream& err);
 
 // "tether 0.1.0 (commit abc1234, Release, GNU 12.2.0)": the build this binary came from.
 std::string VersionText(std::string_view program);

@@ -86,6 +86,25 @@ struct ServerConfig {
   // none. Follows the main port's status (NOT_SERVING on drain).
   std::string health_listen;
 
+  // Bearer tokens and tenants (server/auth.h documents the file: lines TENANT:SALT:HASH, salted
+  // SHA-256 hashes, re-read when it changes). Empty = no authentication: one anonymous tenant,
+  // every call accepted, as without this option. With it, every call of
+  // tether.v1.SimulationService needs `authorization: Bearer TOKEN` with a token of the file
+  // (else UNAUTHENTICATED; health and reflection stay open), and each tenant sees only its own
+  // sessions and registered models (another's are NOT_FOUND) besides the shared, read-only
+  // catalog (built-in models and models_dir). Start fails, naming the line, if the file does
+  // not parse.
+  std::string token_file;
+  // Tokens are secrets: with token_file, a `listen` without TLS (tls_cert_file) makes Start fail
+  // unless this is set, for development on loopback. The in-process channel needs neither.
+  bool allow_insecure_tokens = false;
+  // Per-tenant quotas, with token_file only (the server-wide limits above still hold): live
+  // sessions (CreateSession/ForkSession), models registered at run time, and concurrently open
+  // StreamStates + Simulate calls of one tenant; beyond → RESOURCE_EXHAUSTED naming the quota. ≥ 1.
+  std::size_t tenant_max_sessions = 100;
+  std::size_t tenant_max_registered_models = 100;
+  std::size_t tenant_max_streams = 100;
+
   // Checks every field; on failure writes e.g. "ServerConfig::max_sessions = 0; must be >= 1".
   bool IsValid(std::string* why) const;
 };
