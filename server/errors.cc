@@ -216,6 +216,52 @@ grpc::Status Bounded(const grpc::Status& status) {
   return grpc::Status(status.error_code(), std::move(message));
 }
 
+namespace {
+
+bool IsLowerHex(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool AllZero(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return c == '0'; });
+}
+
+}  // namespace
+
+TraceContext ParseTraceparent(std::string_view value) {
+  // version "-" trace-id "-" parent-id "-" flags: 2 + 1 + 32 + 1 + 16 + 1 + 2 = 55 characters;
+  // a later version may append "-…" fields.
+  constexpr std::size_t kLength = 55;
+  if (value.size() < kLength || (value.size() > kLength && value[kLength] != '-')) return {};
+  if (value[2] != '-' || value[35] != '-' || value[52] != '-') return {};
+  const std::string_view version = value.substr(0, 2);
+  const std::string_view trace_id = value.substr(3, 32);
+  const std::string_view span_id = value.substr(36, 16);
+  const std::string_view flags = value.substr(53, 2);
+  if (!IsLowerHex(version) || version == "ff" || (version == "00" && value.size() != kLength) ||
+      !IsLowerHex(trace_id) || AllZero(trace_id) || !IsLowerHex(span_id) || AllZero(span_id) ||
+      !IsLowerHex(flags)) {
+    return {};
+  }
+  return {std::string(trace_id), std::string(span_id)};
+}
+
+grpc::Status WithTrace(const grpc::Status& status, const TraceContext& trace) {
+  if (status.ok() || trace.empty()) return status;
+  google::rpc::Status rich;
+  if (status.error_details().empty() || !rich.ParseFromString(status.error_details())) {
+    rich.Clear();
+    rich.set_code(static_cast<int>(status.error_code()));
+    rich.set_message(status.error_message());
+  }
+  google::rpc::RequestInfo info;
+  info.set_request_id(trace.trace_id);
+  info.set_serving_data("span_id=" + trace.span_id);
+  rich.add_details()->PackFrom(info);
+  return Bounded(grpc::Status(status.error_code(), status.error_message(), rich.SerializeAsString()));
+}
+
 std::string FormatDouble(double value) {
   char buffer[32];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);

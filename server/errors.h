@@ -98,6 +98,22 @@ grpc::Status TerminationStatus(const simulate::Status& status, const Residuals& 
 // statuses built above already fit; this holds the bound for any other).
 grpc::Status Bounded(const grpc::Status& status);
 
+// A caller's W3C trace context (the `traceparent` metadata, www.w3.org/TR/trace-context):
+// "00-<trace_id: 32 hex>-<span_id: 16 hex>-<flags: 2 hex>". Empty when absent or malformed.
+struct TraceContext {
+  std::string trace_id;  // 32 lowercase hex digits, not all zero
+  std::string span_id;   // the caller's span: 16 lowercase hex digits, not all zero
+  [[nodiscard]] bool empty() const { return trace_id.empty(); }
+};
+// The trace context of a `traceparent` value; empty if it does not follow the format (a
+// version other than 00 is read by its 00 prefix, as the specification asks).
+TraceContext ParseTraceparent(std::string_view value);
+
+// A non-OK `status` with google.rpc.RequestInfo{request_id: trace_id, serving_data:
+// "span_id=<span_id>"} added to its details, so that the caller's trace finds our log line;
+// `status` itself if OK or without a trace. Bounded afterwards (the detail is ~90 bytes).
+grpc::Status WithTrace(const grpc::Status& status, const TraceContext& trace);
+
 // "1.5e-09": shortest text that reads back as the same double.
 std::string FormatDouble(double value);
 

@@ -33,6 +33,10 @@ bool ServerFlags::Resolve(ServerConfig* out, std::string* why) const {
   out->drain_grace = std::chrono::milliseconds(drain_grace_ms);
   out->tls_refresh = std::chrono::seconds(tls_refresh_s);
   out->log_rpcs = !quiet;
+  if (!ParseLogLevel(log_level, &out->log_level)) {
+    *why = "--log-level '" + log_level + "'; must be debug, info, warn or error";
+    return false;
+  }
   return out->IsValid(why);
 }
 
@@ -79,6 +83,11 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
                   "recently used sessions is trimmed")
       ->envname("TETHER_REPLAY_TOTAL_BYTES")->capture_default_str()->check(at_least_one);
   app->add_flag("--quiet", flags->quiet, "no per-RPC log lines")->envname("TETHER_QUIET");
+  app->add_option("--log-level", flags->log_level,
+                  "lowest level of the lines written: debug, info (every RPC), warn (refused "
+                  "and failed calls), error (the server's faults)")
+      ->envname("TETHER_LOG_LEVEL")->capture_default_str()
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
   app->add_option("--tls-cert", c.tls_cert_file,
                   "PEM certificate chain of the server: --listen speaks TLS only (with --tls-key)")
       ->envname("TETHER_TLS_CERT");

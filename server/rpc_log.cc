@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 namespace tether::server {
-namespace {
 
 std::string NowUtc() {
   const auto now = std::chrono::system_clock::now();
@@ -23,32 +22,88 @@ std::string NowUtc() {
   return buffer;
 }
 
-}  // namespace
+std::string_view LogLevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return "debug";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kWarn: return "warn";
+    case LogLevel::kError: return "error";
+  }
+  return "info";
+}
 
-RpcLog::RpcLog(bool enabled, std::string method, std::string session)
+bool ParseLogLevel(std::string_view name, LogLevel* level) {
+  for (const LogLevel candidate : {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarn,
+                                   LogLevel::kError}) {
+    if (name == LogLevelName(candidate)) {
+      *level = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+LogLevel LevelOf(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+    case grpc::StatusCode::CANCELLED:
+      return LogLevel::kInfo;
+    case grpc::StatusCode::INTERNAL:
+    case grpc::StatusCode::UNKNOWN:
+    case grpc::StatusCode::DATA_LOSS:
+    case grpc::StatusCode::UNIMPLEMENTED:
+    case grpc::StatusCode::UNAVAILABLE:
+      return LogLevel::kError;
+    default:
+      return LogLevel::kWarn;
+  }
+}
+
+RpcLog::RpcLog(bool enabled, LogLevel min_level, std::string method, std::string session)
     : enabled_(enabled),
+      min_level_(min_level),
       method_(std::move(method)),
       session_(std::move(session)),
       start_(std::chrono::steady_clock::now()) {}
 
-void RpcLog::Finish(const grpc::Status& status) {
-  if (!enabled_ || written_) return;
+void RpcLog::set_call(const grpc::CallbackServerContext& context) {
+  peer_ = context.peer();
+  const auto& metadata = context.client_metadata();
+  if (const auto found = metadata.find("traceparent"); found != metadata.end()) {
+    trace_ = ParseTraceparent(std::string_view(found->second.data(), found->second.size()));
+  }
+}
+
+grpc::Status RpcLog::Finish(const grpc::Status& status) {
+  const grpc::Status traced = WithTrace(status, trace_);
+  const LogLevel level = LevelOf(status.error_code());
+  if (!enabled_ || written_ || level < min_level_) return traced;
   written_ = true;
   const std::chrono::duration<double, std::milli> elapsed =
       std::chrono::steady_clock::now() - start_;
   nlohmann::json line = {{"time", NowUtc()},
+                         {"level", LogLevelName(level)},
                          {"method", method_},
                          {"session", session_},
                          {"code", CodeName(status.error_code())},
                          {"message", status.error_message()},
                          {"duration_ms", elapsed.count()}};
+  if (!peer_.empty()) line["peer"] = peer_;
   if (!tenant_.empty()) line["tenant"] = tenant_;
+  if (!model_.empty()) line["model"] = model_;
+  if (samples_) line["samples"] = *samples_;
+  if (!termination_.empty()) line["termination"] = termination_;
+  if (!trace_.empty()) {
+    line["trace_id"] = trace_.trace_id;
+    line["span_id"] = trace_.span_id;
+  }
   // One fwrite per line under a lock, so that concurrent calls never interleave characters.
   static std::mutex mutex;
   const std::string text =
       line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard lock(mutex);
   std::fwrite(text.data(), 1, text.size(), stderr);
+  return traced;
 }
 
 std::string CodeName(grpc::StatusCode code) {

@@ -1,34 +1,66 @@
 // One structured log line per RPC on stderr:
-//   {"time":"2026-12-01T19:40:00.123Z","method":"CreateSession","session":"sessions/s-1a2b",
-//    "code":"OK","message":"","duration_ms":1.52}
+//   {"time":"2026-12-01T19:40:00.123Z","level":"info","method":"tether.v1.SimulationService/
+//    StreamStates","peer":"ipv4:127.0.0.1:50312","tenant":"team-a","session":"sessions/s-1a2b",
+//    "model":"pendulum","code":"OK","message":"","duration_ms":1.52,"samples":1001,
+//    "termination":"TERMINATION_REACHED_END","trace_id":"4bf9…","span_id":"00f0…"}
+// tenant (never a token), session, model, samples, termination and the trace appear when known;
+// the level follows the code (LogLevel in tether/server/server.h).
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 
+#include <grpcpp/server_context.h>
 #include <grpcpp/support/status.h>
+
+#include "errors.h"
+#include "tether/server/server.h"
 
 namespace tether::server {
 
 // Started when a call arrives; Finish writes the line (once).
 class RpcLog {
  public:
-  RpcLog(bool enabled, std::string method, std::string session = {});
+  // `enabled` false: no line (ServerConfig::log_rpcs); lines below `min_level` are not written.
+  RpcLog(bool enabled, LogLevel min_level, std::string method, std::string session = {});
+  // The caller's address and its W3C traceparent, from the call's context.
+  void set_call(const grpc::CallbackServerContext& context);
   void set_session(std::string session) { session_ = std::move(session); }
   // The caller's tenant (never its token); "" without tenants, then not logged.
   void set_tenant(std::string tenant) { tenant_ = std::move(tenant); }
-  void Finish(const grpc::Status& status);
+  void set_model(std::string model) { model_ = std::move(model); }
+  // A stream's delivered samples and termination reason (proto enum name).
+  void set_stream(std::uint64_t samples, std::string termination) {
+    samples_ = samples;
+    termination_ = std::move(termination);
+  }
+  [[nodiscard]] const TraceContext& trace() const { return trace_; }
+  // Writes the line and returns the status to send: `status` with the caller's trace echoed in
+  // its details (WithTrace).
+  grpc::Status Finish(const grpc::Status& status);
 
  private:
   bool enabled_;
+  LogLevel min_level_;
   bool written_ = false;
   std::string method_;
+  std::string peer_;
   std::string session_;
   std::string tenant_;
+  std::string model_;
+  std::optional<std::uint64_t> samples_;
+  std::string termination_;
+  TraceContext trace_;
   std::chrono::steady_clock::time_point start_;
 };
 
 // "OK", "INVALID_ARGUMENT", …
 std::string CodeName(grpc::StatusCode code);
+// The level of an RPC line that ended with `code` (see LogLevel).
+LogLevel LevelOf(grpc::StatusCode code);
+// The current time as "2026-12-01T19:40:00.123Z".
+std::string NowUtc();
 
 }  // namespace tether::server

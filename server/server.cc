@@ -18,7 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "rpc_log.h"
 #include "service.h"
+#include "tether/version.h"
 #include "transport_security.h"
 
 namespace tether::server {
@@ -70,6 +72,48 @@ bool LoadModelsDir(model::ModelRegistry* registry, const std::string& dir, std::
     return false;
   }
   return true;
+}
+
+// The configuration as the startup line shows it. It holds no secret: the TLS key and the
+// token file appear as paths (their contents are never read into a log line).
+nlohmann::json ConfigToJson(const ServerConfig& c) {
+  return {{"listen", c.listen},
+          {"health_listen", c.health_listen},
+          {"models_dir", c.models_dir},
+          {"max_sessions", c.max_sessions},
+          {"max_streams", c.max_streams},
+          {"max_registered_models", c.max_registered_models},
+          {"max_spec_bytes", c.max_spec_bytes},
+          {"default_frame_samples", c.default_frame_samples},
+          {"max_frame_samples", c.max_frame_samples},
+          {"max_steps_per_stream", c.max_steps_per_stream},
+          {"max_samples_per_stream", c.max_samples_per_stream},
+          {"session_ttl_ms", c.session_ttl.count()},
+          {"drain_grace_ms", c.drain_grace.count()},
+          {"worker_threads", c.worker_threads},
+          {"replay_bytes", c.replay_bytes},
+          {"replay_total_bytes", c.replay_total_bytes},
+          {"log_rpcs", c.log_rpcs},
+          {"log_level", LogLevelName(c.log_level)},
+          {"tls_cert_file", c.tls_cert_file},
+          {"tls_key_file", c.tls_key_file},
+          {"tls_client_ca_file", c.tls_client_ca_file},
+          {"tls_refresh_s", c.tls_refresh.count()},
+          {"token_file", c.token_file},
+          {"allow_insecure_tokens", c.allow_insecure_tokens},
+          {"tenant_max_sessions", c.tenant_max_sessions},
+          {"tenant_max_registered_models", c.tenant_max_registered_models},
+          {"tenant_max_streams", c.tenant_max_streams}};
+}
+
+// A startup or shutdown line; written unless log_level is above info.
+void LogEvent(const ServerConfig& config, nlohmann::json line) {
+  if (config.log_level > LogLevel::kInfo) return;
+  line["time"] = NowUtc();
+  line["level"] = "info";
+  std::fprintf(stderr, "%s\n",
+               line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  std::fflush(stderr);
 }
 
 }  // namespace
@@ -319,21 +363,25 @@ int RunServer(const ServerConfig& config) {
   nlohmann::json serving = {{"event", "serving"},
                             {"listen", config.listen},
                             {"port", server->port()},
-                            {"transport", TransportName(config)}};
+                            {"transport", TransportName(config)},
+                            {"version", std::string(kVersion)},
+                            {"git_commit", std::string(kGitCommit)},
+                            {"authentication", config.token_file.empty() ? "none" : "bearer tokens"},
+                            {"config", ConfigToJson(config)}};
   if (!config.health_listen.empty()) serving["health_port"] = server->health_port();
-  std::fprintf(stderr, "%s\n", serving.dump().c_str());
+  // The port line is written whatever the level: tests and scripts read the port from it.
+  std::fprintf(stderr, "%s\n", serving.dump(-1, ' ', false,
+                                            nlohmann::json::error_handler_t::replace).c_str());
   std::fflush(stderr);
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
-  const nlohmann::json draining = {{"event", "draining"},
-                                   {"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
-                                   {"grace_ms", config.drain_grace.count()}};
-  std::fprintf(stderr, "%s\n", draining.dump().c_str());
-  std::fflush(stderr);
+  LogEvent(config, {{"event", "draining"},
+                    {"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
+                    {"grace_ms", config.drain_grace.count()}});
   server->Shutdown(config.drain_grace);
   server->Wait();
-  std::fprintf(stderr, "%s\n", nlohmann::json{{"event", "stopped"}}.dump().c_str());
+  LogEvent(config, {{"event", "stopped"}, {"version", std::string(kVersion)}});
   return 0;
 }
 

@@ -138,6 +138,13 @@ ServiceState::ServiceState(const ServerConfig& config_in)
 
 // ---- calls -----------------------------------------------------------------------------------
 
+RpcLog SimulationService::Log(std::string method, std::string session, std::string model) const {
+  RpcLog log(state_->config.log_rpcs, state_->config.log_level, std::move(method),
+             std::move(session));
+  log.set_model(std::string(StripPrefix(model, kModelPrefix)));
+  return log;
+}
+
 grpc::Status SimulationService::Authenticate(const grpc::CallbackServerContext& context,
                                              std::string* tenant) {
   tenant->clear();
@@ -171,17 +178,15 @@ template <typename Body>
 grpc::ServerUnaryReactor* SimulationService::RunUnary(grpc::CallbackServerContext* context,
                                                       RpcLog log, WorkerPool* pool, Body body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  log.set_call(*context);
   std::string tenant;
   if (grpc::Status refused = Authenticate(*context, &tenant); !refused.ok()) {
-    log.Finish(refused);
-    reactor->Finish(refused);
+    reactor->Finish(log.Finish(refused));
     return reactor;
   }
   log.set_tenant(tenant);
   auto run = [reactor, log, body, tenant = std::move(tenant)]() mutable {
-    const grpc::Status status = Bounded(body(tenant));
-    log.Finish(status);
-    reactor->Finish(status);
+    reactor->Finish(log.Finish(Bounded(body(tenant))));
   };
   if (pool != nullptr) {
     pool->Post(std::move(run));
@@ -218,7 +223,7 @@ grpc::Status SimulationService::DoListModels(const std::string& tenant,
 grpc::ServerUnaryReactor* SimulationService::ListModels(grpc::CallbackServerContext* context,
                                                         const v1::ListModelsRequest* request,
                                                         v1::ListModelsResponse* response) {
-  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("ListModels")), &state_->pool,
+  return RunUnary(context, Log(Method("ListModels")), &state_->pool,
                   [this, request, response](const std::string& tenant) {
                     return DoListModels(tenant, *request, response);
                   });
@@ -238,7 +243,7 @@ grpc::Status SimulationService::DoGetModel(const std::string& tenant,
 grpc::ServerUnaryReactor* SimulationService::GetModel(grpc::CallbackServerContext* context,
                                                       const v1::GetModelRequest* request,
                                                       v1::Model* response) {
-  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("GetModel")), &state_->pool,
+  return RunUnary(context, Log(Method("GetModel"), {}, request->name()), &state_->pool,
                   [this, request, response](const std::string& tenant) {
                     return DoGetModel(tenant, *request, response);
                   });
@@ -282,7 +287,7 @@ grpc::Status SimulationService::DoRegisterModel(const std::string& tenant,
 grpc::ServerUnaryReactor* SimulationService::RegisterModel(grpc::CallbackServerContext* context,
                                                            const v1::RegisterModelRequest* request,
                                                            v1::Model* response) {
-  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("RegisterModel")), &state_->pool,
+  return RunUnary(context, Log(Method("RegisterModel")), &state_->pool,
                   [this, request, response](const std::string& tenant) {
                     return DoRegisterModel(tenant, *request, response);
                   });
@@ -312,7 +317,7 @@ grpc::Status SimulationService::DoDeleteModel(const std::string& tenant,
 grpc::ServerUnaryReactor* SimulationService::DeleteModel(grpc::CallbackServerContext* context,
                                                          const v1::DeleteModelRequest* request,
                                                          google::protobuf::Empty* /*response*/) {
-  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("DeleteModel")), nullptr,
+  return RunUnary(context, Log(Method("DeleteModel"), {}, request->name()), nullptr,
                   [this, request](const std::string& tenant) {
                     return DoDeleteModel(tenant, *request);
                   });
@@ -352,7 +357,7 @@ grpc::Status SimulationService::DoCreateSession(const std::string& tenant,
 grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerContext* context,
                                                            const v1::CreateSessionRequest* request,
                                                            v1::Session* response) {
-  RpcLog log(state_->config.log_rpcs, Method("CreateSession"));
+  RpcLog log = Log(Method("CreateSession"), {}, request->model());
   return RunUnary(context, log, &state_->pool,
                   [this, request, response](const std::string& tenant) {
                     return DoCreateSession(tenant, *request, response);
@@ -374,7 +379,7 @@ grpc::Status SimulationService::DoGetSession(const std::string& tenant,
 grpc::ServerUnaryReactor* SimulationService::GetSession(grpc::CallbackServerContext* context,
                                                         const v1::GetSessionRequest* request,
                                                         v1::Session* response) {
-  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("GetSession"), request->name()),
+  return RunUnary(context, Log(Method("GetSession"), request->name()),
                   nullptr, [this, request, response](const std::string& tenant) {
                     return DoGetSession(tenant, *request, response);
                   });
@@ -399,7 +404,7 @@ grpc::Status SimulationService::DoListSessions(const std::string& tenant,
 grpc::ServerUnaryReactor* SimulationService::ListSessions(grpc::CallbackServerContext* context,
                                                           const v1::ListSessionsRequest* request,
                                                           v1::ListSessionsResponse* response) {
-  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("ListSessions")), nullptr,
+  return RunUnary(context, Log(Method("ListSessions")), nullptr,
                   [this, request, response](const std::string& tenant) {
                     return DoListSessions(tenant, *request, response);
                   });
@@ -437,7 +442,7 @@ grpc::ServerUnaryReactor* SimulationService::UpdateSession(grpc::CallbackServerC
                                                            const v1::UpdateSessionRequest* request,
                                                            v1::Session* response) {
   return RunUnary(context,
-                  RpcLog(state_->config.log_rpcs, Method("UpdateSession"), request->name()),
+                  Log(Method("UpdateSession"), request->name()),
                   &state_->pool,
                   [this, request, response](const std::string& tenant) {
                     return DoUpdateSession(tenant, *request, response);
@@ -475,7 +480,7 @@ grpc::Status SimulationService::DoForkSession(const std::string& tenant,
 grpc::ServerUnaryReactor* SimulationService::ForkSession(grpc::CallbackServerContext* context,
                                                          const v1::ForkSessionRequest* request,
                                                          v1::Session* response) {
-  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("ForkSession"), request->name()),
+  return RunUnary(context, Log(Method("ForkSession"), request->name()),
                   &state_->pool,
                   [this, request, response](const std::string& tenant) {
                     return DoForkSession(tenant, *request, response);
@@ -495,7 +500,7 @@ grpc::ServerUnaryReactor* SimulationService::DeleteSession(grpc::CallbackServerC
                                                            const v1::DeleteSessionRequest* request,
                                                            google::protobuf::Empty* /*response*/) {
   return RunUnary(context,
-                  RpcLog(state_->config.log_rpcs, Method("DeleteSession"), request->name()),
+                  Log(Method("DeleteSession"), request->name()),
                   nullptr, [this, request](const std::string& tenant) {
                     return DoDeleteSession(tenant, *request);
                   });
@@ -561,7 +566,8 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StartStream(
 
 grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
     grpc::CallbackServerContext* context, const v1::StreamStatesRequest* request) {
-  RpcLog log(state_->config.log_rpcs, Method("StreamStates"), request->name());
+  RpcLog log = Log(Method("StreamStates"), request->name());
+  log.set_call(*context);
   StateStream::Settings settings;
   settings.realtime_factor = request->realtime_factor();
   std::string tenant;
@@ -574,11 +580,8 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
   const std::string id(StripPrefix(request->name(), kSessionPrefix));
   std::shared_ptr<Session> session = status.ok() ? state_->sessions.Find(tenant, id) : nullptr;
   if (status.ok() && session == nullptr) status = SessionNotFound(id);
-  if (!status.ok()) {
-    status = Bounded(status);
-    log.Finish(status);
-    return new RefusedStream(status);
-  }
+  if (!status.ok()) return new RefusedStream(log.Finish(Bounded(status)));
+  log.set_model(session->model);
   return StartStream(
       tenant,
       std::make_unique<SessionRun>(std::move(session), &state_->sessions, *request,
@@ -589,17 +592,16 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
 
 grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::Simulate(
     grpc::CallbackServerContext* context, const v1::SimulateRequest* request) {
-  RpcLog log(state_->config.log_rpcs, Method("Simulate"));
+  RpcLog log = Log(Method("Simulate"), {},
+                   request->source_case() == v1::SimulateRequest::kSpecJson ? "(spec_json)"
+                                                                            : request->model());
+  log.set_call(*context);
   StateStream::Settings settings;
   std::string tenant;
   grpc::Status status = Authenticate(*context, &tenant);
   log.set_tenant(tenant);
   if (status.ok()) status = AdmitStream(tenant, request->frame_samples(), 0.0, &settings.frame_samples);
-  status = Bounded(status);
-  if (!status.ok()) {
-    log.Finish(status);
-    return new RefusedStream(status);
-  }
+  if (!status.ok()) return new RefusedStream(log.Finish(Bounded(status)));
   return StartStream(tenant,
                      std::make_unique<OneShotRun>(&state_->models, tenant, *request,
                                                   state_->config.max_spec_bytes,
@@ -631,7 +633,7 @@ void SimulationService::DoGetServerInfo(v1::ServerInfo* response) {
 grpc::ServerUnaryReactor* SimulationService::GetServerInfo(grpc::CallbackServerContext* context,
                                                            const v1::GetServerInfoRequest* /*request*/,
                                                            v1::ServerInfo* response) {
-  return RunUnary(context, RpcLog(state_->config.log_rpcs, Method("GetServerInfo")), nullptr,
+  return RunUnary(context, Log(Method("GetServerInfo")), nullptr,
                   [this, response](const std::string& /*tenant*/) {
                     DoGetServerInfo(response);
                     return grpc::Status::OK;

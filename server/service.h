@@ -108,6 +108,8 @@ class SimulationService final : public v1::SimulationService::CallbackService {
   grpc::Status DoDeleteSession(const std::string& tenant, const v1::DeleteSessionRequest& request);
   void DoGetServerInfo(v1::ServerInfo* response);
 
+  // The log line of a call; `model` with or without "models/".
+  RpcLog Log(std::string method, std::string session = {}, std::string model = {}) const;
   // The caller's tenant from its `authorization: Bearer TOKEN` metadata ("" without a token
   // file), or UNAUTHENTICATED. The token never appears in the status.
   grpc::Status Authenticate(const grpc::CallbackServerContext& context, std::string* tenant);

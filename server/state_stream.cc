@@ -50,8 +50,7 @@ void StateStream::Compute() {
     const grpc::Status status = Bounded(source_->Begin(&cancelled_, chunk_.mutable_header()));
     if (!status.ok()) {
       phase_ = Phase::kFinished;
-      log_.Finish(status);
-      Finish(status);
+      Finish(log_.Finish(status));
       return;
     }
     begun_ = true;
@@ -122,7 +121,10 @@ void StateStream::WriteSummary() {
 void StateStream::OnWriteDone(bool ok) {
   if (frame_in_flight_) {
     ReleaseFrame();
-    if (ok) source_->Delivered(chunk_.frame());
+    if (ok) {
+      source_->Delivered(chunk_.frame());
+      samples_delivered_ += static_cast<std::uint64_t>(chunk_.frame().t_size());
+    }
   }
   if (!ok) {
     // The client is gone (cancelled, deadline, disconnect) or the server is shutting down.
@@ -145,8 +147,8 @@ void StateStream::End(const simulate::Status& end, const grpc::Status& status) {
   if (phase_ == Phase::kFinished) return;
   phase_ = Phase::kFinished;
   if (begun_) source_->End(end);
-  log_.Finish(status);
-  Finish(status);
+  log_.set_stream(samples_delivered_, v1::Termination_Name(TerminationToProto(end.reason)));
+  Finish(log_.Finish(status));
 }
 
 void StateStream::OnDone() {

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -73,6 +74,7 @@ class StateStream final : public grpc::ServerWriteReactor<v1::StateChunk> {
   bool begun_ = false;          // source_->Begin succeeded (End must be called)
   bool frame_in_flight_ = false;
   std::size_t frames_held_ = 0;  // computed and not yet written: 0 or 1
+  std::uint64_t samples_delivered_ = 0;  // in frames whose write completed, for the log line
   simulate::Status end_;        // set when the source reported its end
   bool ended_ = false;
   grpc::Status final_status_;

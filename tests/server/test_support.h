@@ -150,15 +150,21 @@ inline google::rpc::BadRequest BadRequestOf(const grpc::Status& status) {
   return bad;
 }
 
-inline google::rpc::ErrorInfo ErrorInfoOf(const grpc::Status& status) {
+// The first detail of type `Detail` (google.rpc.*) of a status, or an empty one.
+template <typename Detail>
+Detail DetailOf(const grpc::Status& status) {
   google::rpc::Status rich;
-  google::rpc::ErrorInfo info;
+  Detail out;
   if (rich.ParseFromString(status.error_details())) {
     for (const auto& detail : rich.details()) {
-      if (detail.UnpackTo(&info)) return info;
+      if (detail.UnpackTo(&out)) return out;
     }
   }
-  return info;
+  return out;
+}
+
+inline google::rpc::ErrorInfo ErrorInfoOf(const grpc::Status& status) {
+  return DetailOf<google::rpc::ErrorInfo>(status);
 }
 
 // An in-process server per test, with the unary calls the tests share.

@@ -32,6 +32,7 @@ struct ServerFlags {
   std::int64_t drain_grace_ms = 5000;  // --drain-grace [ms]
   std::int64_t tls_refresh_s = 60;     // --tls-refresh [s]
   bool quiet = false;                  // --quiet: no per-RPC log lines
+  std::string log_level = "info";      // --log-level: debug, info, warn, error
 
   // The ServerConfig the flags describe; false and *why ("ServerConfig::max_sessions = 0; …")
   // if it is invalid.

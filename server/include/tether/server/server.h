@@ -11,11 +11,25 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <grpcpp/channel.h>
 
 namespace tether::server {
+
+// Severity of a log line; a line is written if its level is at least ServerConfig::log_level.
+//   kDebug  not used by RPC lines (reserved for diagnostics)
+//   kInfo   an RPC that ended OK or CANCELLED, startup and shutdown
+//   kWarn   an RPC refused for the caller's reason: INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS,
+//           FAILED_PRECONDITION, OUT_OF_RANGE, UNAUTHENTICATED, PERMISSION_DENIED,
+//           RESOURCE_EXHAUSTED, ABORTED (a run that failed numerically), DEADLINE_EXCEEDED
+//   kError  the server's fault or state: INTERNAL, UNKNOWN, DATA_LOSS, UNIMPLEMENTED, UNAVAILABLE
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
+// "debug", "info", "warn", "error": the names of the flag and of the lines' "level".
+std::string_view LogLevelName(LogLevel level);
+// The level of `name` (one of the names above); false if unknown.
+bool ParseLogLevel(std::string_view name, LogLevel* level);
 
 struct ServerConfig {
   // host:port to listen on (insecure); port 0 picks a free port (see Server::port()); empty =
@@ -66,8 +80,11 @@ struct ServerConfig {
   // limit by those: ≤ 2 frames per session (what its last stream computed but had not written
   // yet). ≥ 1. Default 256 MiB.
   std::size_t replay_total_bytes = std::size_t{256} << 20;
-  // Writes one JSON line per RPC to stderr (method, session, code, message, duration_ms).
+  // Writes one JSON line per RPC to stderr (server/rpc_log.h: level, method, peer, tenant,
+  // session, model, code, message, duration, samples, termination, trace).
   bool log_rpcs = true;
+  // Lines below this level are not written (LogLevel). Default kInfo: every RPC.
+  LogLevel log_level = LogLevel::kInfo;
 
   // Transport security of `listen`: PEM files of the server's certificate chain and private
   // key, both or neither; with them the port speaks TLS only. The files are watched (gRPC's
