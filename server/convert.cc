@@ -1,32 +1,33 @@
 #include "convert.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <string>
 
 #include "tether/integrate/stepper.h"
 
 namespace tether::server {
 namespace {
 
-v1::VariableRole RoleOf(const model::Model& model, const model::Variable* variable) {
-  auto contains = [variable](const std::vector<model::Variable>& list) {
-    return std::any_of(list.begin(), list.end(),
-                       [variable](const model::Variable& v) { return &v == variable; });
-  };
-  if (contains(model.coordinates)) return v1::VARIABLE_ROLE_COORDINATE;
-  if (contains(model.velocities)) return v1::VARIABLE_ROLE_VELOCITY;
-  if (contains(model.algebraic)) return v1::VARIABLE_ROLE_ALGEBRAIC;
-  return v1::VARIABLE_ROLE_DIFFERENTIAL;
+v1::VariableRole RoleToProto(model::StateRole role) {
+  switch (role) {
+    case model::StateRole::kCoordinate: return v1::VARIABLE_ROLE_COORDINATE;
+    case model::StateRole::kVelocity: return v1::VARIABLE_ROLE_VELOCITY;
+    case model::StateRole::kDifferential: return v1::VARIABLE_ROLE_DIFFERENTIAL;
+    case model::StateRole::kAlgebraic: return v1::VARIABLE_ROLE_ALGEBRAIC;
+  }
+  return v1::VARIABLE_ROLE_UNSPECIFIED;
 }
 
+// A form's wire value is named after it: "index1" is MODEL_FORM_INDEX1.
 v1::ModelForm FormToProto(model::Form form) {
-  switch (form) {
-    case model::Form::kMechanical: return v1::MODEL_FORM_MECHANICAL;
-    case model::Form::kIndex1: return v1::MODEL_FORM_INDEX1;
-    case model::Form::kIndex2: return v1::MODEL_FORM_INDEX2;
-    case model::Form::kImplicit: return v1::MODEL_FORM_IMPLICIT;
+  std::string name = "MODEL_FORM_";
+  for (char c : model::FormName(form)) {
+    name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
-  return v1::MODEL_FORM_UNSPECIFIED;
+  v1::ModelForm value = v1::MODEL_FORM_UNSPECIFIED;
+  return v1::ModelForm_Parse(name, &value) ? value : v1::MODEL_FORM_UNSPECIFIED;
 }
 
 v1::ColumnKind KindToProto(simulate::ColumnKind kind) {
@@ -84,11 +85,14 @@ v1::Model ModelToProto(const model::Model& model, bool builtin,
   out.set_description(model.description);
   out.set_form(FormToProto(model.form));
   out.set_builtin(builtin);
-  for (const model::Variable* v : model.states()) {
+  const std::vector<const model::Variable*> states = model.states();
+  const std::vector<model::StateRole> roles = model.state_roles();
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    const model::Variable* v = states[i];
     v1::Variable* variable = out.add_variables();
     variable->set_name(v->name);
     variable->set_unit(v->unit);
-    variable->set_role(RoleOf(model, v));
+    variable->set_role(RoleToProto(roles[i]));
     const auto initial = model.initial.find(v->name);
     variable->set_initial_value(initial == model.initial.end() ? 0.0 : initial->second);
   }
@@ -98,14 +102,10 @@ v1::Model ModelToProto(const model::Model& model, bool builtin,
     parameter->set_unit(p.unit);
     parameter->set_default_value(p.value);
   }
-  if (model.implicit) {
-    if (!model.implicit->invariant_names.empty()) {
-      for (const std::string& name : model.implicit->invariant_names.front()) out.add_invariants(name);
-    }
-    AnalysisToProto(model, out.mutable_implicit_analysis());
-  } else {
-    for (const std::string& name : model.constraint_names) out.add_invariants(name);
+  for (const std::string& name : model::SpecOf(model.form).DescribedInvariants(model)) {
+    out.add_invariants(name);
   }
+  if (model.implicit) AnalysisToProto(model, out.mutable_implicit_analysis());
   for (const expr::Expr& c : model.inequalities) out.add_inequalities(model.context->ToString(c));
   for (const simulate::Column& c : columns) ColumnToProto(c, out.add_columns());
   if (model.t_end) out.set_suggested_t_end(*model.t_end);

@@ -4,16 +4,6 @@
 
 namespace tether::model {
 
-std::string_view FormName(Form form) {
-  switch (form) {
-    case Form::kMechanical: return "mechanical";
-    case Form::kIndex1: return "index1";
-    case Form::kIndex2: return "index2";
-    case Form::kImplicit: return "implicit";
-  }
-  return "unknown";
-}
-
 std::string SpecProblem::ToString() const {
   std::string text = path;
   if (column > 0) text += (text.empty() ? "col " : ", col ") + std::to_string(column);
@@ -41,24 +31,22 @@ bool SpecLimits::IsValid(std::string* why) const {
   return true;
 }
 
+// A form fills only its own state lists (FormSpec::States lists them), so the sum is its count.
 std::size_t Model::num_states() const {
-  return form == Form::kMechanical ? coordinates.size() + velocities.size()
-                                   : differential.size() + algebraic.size();
+  return coordinates.size() + velocities.size() + differential.size() + algebraic.size();
 }
 
 std::vector<const Variable*> Model::states() const {
   std::vector<const Variable*> result;
-  const auto append = [&result](const std::vector<Variable>& variables) {
-    for (const Variable& variable : variables) result.push_back(&variable);
-  };
-  if (form == Form::kMechanical) {
-    append(coordinates);
-    append(velocities);
-  } else {
-    append(differential);
-    append(algebraic);
-  }
+  SpecOf(form).States(*this, result, nullptr);
   return result;
+}
+
+std::vector<StateRole> Model::state_roles() const {
+  std::vector<const Variable*> states;
+  std::vector<StateRole> roles;
+  SpecOf(form).States(*this, states, &roles);
+  return roles;
 }
 
 const Parameter* Model::FindParameter(std::string_view wanted) const {

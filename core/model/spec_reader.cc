@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -13,8 +14,8 @@
 #include <vector>
 
 #include "model/definitions.h"
-#include "model/implicit_spec.h"
 #include "model/json_document.h"
+#include "model/spec_reading.h"
 #include "tether/expr/quote.h"
 #include "tether/model/unlisted_problems.h"
 #include "tether/expr/suggest.h"
@@ -40,33 +41,33 @@ std::string UnlistedProblemsText(std::size_t more) {
   return std::string(kUnlistedPrefix) + std::to_string(more) + std::string(kUnlistedSuffix);
 }
 
+// The fields every form has; each form adds its own (FormSpec::fields).
 constexpr std::array<std::string_view, 12> kCommonFields = {
     "name",        "title",        "description", "form",    "parameters", "definitions",
     "constraints", "inequalities", "initial",     "outputs", "units",      "simulation"};
-constexpr std::array<std::string_view, 4> kMechanicalFields = {"coordinates", "velocities", "mass",
-                                                               "forces"};
-constexpr std::array<std::string_view, 3> kIndexFields = {"differential", "algebraic", "rhs"};
-constexpr std::array<std::string_view, 2> kImplicitFields = {"variables", "equations"};
 
-// Forms people write that are another form's name here.
-std::string_view FormAlias(std::string_view name) {
-  if (name == "index3" || name == "index-3" || name == "index_3") return "mechanical";
-  return {};
+// Every kind of name an expression could use; a site's `allowed` narrows it.
+constexpr unsigned kAllValueBits = Bit(NameKind::kParameter) | Bit(NameKind::kCoordinate) |
+                                   Bit(NameKind::kVelocity) | Bit(NameKind::kDifferential) |
+                                   Bit(NameKind::kAlgebraic) | Bit(NameKind::kVariable);
+
+std::vector<std::string> FormNames() {
+  std::vector<std::string> names;
+  for (const FormSpec* spec : FormSpecs()) names.emplace_back(spec->name());
+  return names;
 }
 
-enum class NameKind : std::uint8_t {
-  kParameter,
-  kCoordinate,
-  kVelocity,
-  kDifferential,
-  kAlgebraic,
-  kVariable,  // an unknown of the implicit form
-  kDefinition,
-  kOutput,
-  kConstraint,
-};
+// The form `name` is another name of ("index3" → mechanical), if any.
+const FormSpec* FormOfAlias(std::string_view name) {
+  for (const FormSpec* spec : FormSpecs()) {
+    for (std::string_view alias : spec->aliases()) {
+      if (alias == name) return spec;
+    }
+  }
+  return nullptr;
+}
 
-constexpr unsigned Bit(NameKind kind) { return 1u << static_cast<unsigned>(kind); }
+}  // namespace
 
 std::string KindName(NameKind kind) {
   switch (kind) {
@@ -83,27 +84,6 @@ std::string KindName(NameKind kind) {
   return "name";
 }
 
-struct NameEntry {
-  NameKind kind;
-  std::string path;
-  std::size_t index;  // position in its namespace
-};
-
-// Which names an expression at one position may use, and how to explain a refusal.
-struct Site {
-  std::string what;  // "a constraint", used as "<what> may not use velocity 'vx'"
-  unsigned allowed;  // Bit() of the parameter and variable kinds allowed; t always is
-  std::string why;   // appended to the refusal
-  bool equation = false;  // `lhs = rhs` is accepted (the implicit form's equations)
-};
-
-// A parsed expression before definitions are substituted.
-struct Raw {
-  expr::Expr expr;
-  std::vector<expr::NameUse> names;
-  std::size_t depth = 0;
-};
-
 std::string TypeName(const Json& value) {
   if (value.is_null()) return "null";
   if (value.is_boolean()) return "a boolean";
@@ -113,12 +93,39 @@ std::string TypeName(const Json& value) {
   return "an object";
 }
 
-std::string Join(const std::string& parent, std::string_view key) {
-  return parent.empty() ? std::string(key) : parent + "." + std::string(key);
-}
-
 std::string Index(std::string_view parent, std::size_t i) {
   return std::string(parent) + "[" + std::to_string(i) + "]";
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+const Json* Field(const Json& object, std::string_view key) {
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+namespace {
+
+struct NameEntry {
+  NameKind kind;
+  std::string path;
+  std::size_t index;  // position in its namespace
+  std::vector<Variable>* states = nullptr;  // the list a state variable is entry `index` of
+};
+
+// A parsed expression before definitions are substituted.
+struct Raw {
+  expr::Expr expr;
+  std::vector<expr::NameUse> names;
+  std::size_t depth = 0;
+};
+
+std::string Join(const std::string& parent, std::string_view key) {
+  return parent.empty() ? std::string(key) : parent + "." + std::string(key);
 }
 
 bool IsIdentifier(std::string_view name) {
@@ -133,15 +140,7 @@ bool Contains(const std::array<std::string_view, N>& list, std::string_view name
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-std::optional<Form> FormFromName(std::string_view name) {
-  if (name == "mechanical") return Form::kMechanical;
-  if (name == "index1") return Form::kIndex1;
-  if (name == "index2") return Form::kIndex2;
-  if (name == "implicit") return Form::kImplicit;
-  return std::nullopt;
-}
-
-class SpecReader {
+class SpecReader final : public SpecReading {
  public:
   explicit SpecReader(const SpecLimits& limits)
       : limits_(limits),
@@ -167,7 +166,9 @@ class SpecReader {
     ReadNames(*document);
     // Without the variables the equations are written in, every equation would report their
     // names as unknown: the missing field (or the misspelt one) is the one problem to fix.
-    if (refused_ || !form_ || (!problems_.empty() && VariablesMissing(*document))) return Finish();
+    if (refused_ || spec_ == nullptr || (!problems_.empty() && VariablesMissing(*document))) {
+      return Finish();
+    }
     ReadDefinitions(*document);
     ReadEquations(*document);
     ReadInitial(*document);
@@ -181,9 +182,14 @@ class SpecReader {
  private:
   // ---- Problems and small readers ----------------------------------------------------------
 
-  void Problem(std::string path, std::string message, int column = 0) {
+  void Problem(std::string path, std::string message, int column = 0) override {
     problems_.push_back({std::move(path), column, std::move(message)});
   }
+  std::vector<SpecProblem>& problems() override { return problems_; }
+  bool refused() const override { return refused_; }
+  const SpecLimits& limits() const override { return limits_; }
+  Model& model() override { return *model_; }
+  expr::Context& context() override { return *context_; }
 
   ModelResult Finish() {
     ModelResult result;
@@ -202,14 +208,9 @@ class SpecReader {
 
   bool Suggesting() const { return problems_.size() < kMaxListedProblems; }
 
-  static const Json* Field(const Json& object, std::string_view key) {
-    const auto it = object.find(key);
-    return it == object.end() ? nullptr : &*it;
-  }
-
   // The field if present and of the wanted kind; reports a missing required field or a type.
   const Json* TypedField(const Json& object, const std::string& parent, std::string_view key,
-                         Json::value_t type, bool required) {
+                         Json::value_t type, bool required) override {
     const Json* value = Field(object, key);
     const std::string path = Join(parent, key);
     if (value == nullptr) {
@@ -279,70 +280,72 @@ class SpecReader {
     model_->title = ReadString(document, "", "title", false).value_or("");
     model_->description = ReadString(document, "", "description", false).value_or("");
     if (auto form = ReadString(document, "", "form", true)) {
-      form_ = FormFromName(*form);
-      if (form_) {
-        model_->form = *form_;
+      if (const std::optional<Form> known = FormFromName(*form)) {
+        model_->form = *known;
+        spec_ = &SpecOf(*known);
+        form_reader_ = spec_->NewReader();
       } else {
-        const std::vector<std::string> forms = {"mechanical", "index1", "index2", "implicit"};
-        const std::string_view alias = FormAlias(*form);
+        const std::vector<std::string> forms = FormNames();
+        const FormSpec* alias = FormOfAlias(*form);
         const std::string hint =
-            alias.empty() ? DidYouMean(*form, forms)
-                          : " (did you mean '" + std::string(alias) +
-                                "'? index-3 models are constrained mechanical systems)";
-        Problem("form", "unknown form '" + *form + "'" + hint +
-                            "; expected mechanical, index1, index2 or implicit");
+            alias == nullptr ? DidYouMean(*form, forms)
+                             : " (did you mean '" + std::string(alias->name()) + "'? " +
+                                   std::string(alias->alias_note()) + ")";
+        Problem("form", "unknown form '" + *form + "'" + hint + "; expected " + OrList(forms));
       }
     }
   }
 
-  bool IsMechanical() const { return form_ == Form::kMechanical; }
-  bool IsImplicit() const { return form_ == Form::kImplicit; }
-
   bool VariablesMissing(const Json& document) const {
-    const char* field = IsMechanical() ? "coordinates" : IsImplicit() ? "variables" : "differential";
-    return Field(document, field) == nullptr;
+    return Field(document, spec_->variables_field()) == nullptr;
   }
 
+
   void CheckFields(const Json& document) {
+    const bool any_form = spec_ == nullptr;
     std::vector<std::string> known(kCommonFields.begin(), kCommonFields.end());
-    const bool any_form = !form_.has_value();
-    if (any_form || IsMechanical())
-      known.insert(known.end(), kMechanicalFields.begin(), kMechanicalFields.end());
-    if (any_form || (!IsMechanical() && !IsImplicit()))
-      known.insert(known.end(), kIndexFields.begin(), kIndexFields.end());
-    if (any_form || IsImplicit())
-      known.insert(known.end(), kImplicitFields.begin(), kImplicitFields.end());
+    std::vector<std::string> any_forms_fields;  // of every form, once each
+    for (const FormSpec* spec : FormSpecs()) {
+      for (std::string_view field : spec->fields()) {
+        const std::string name(field);
+        if (std::find(any_forms_fields.begin(), any_forms_fields.end(), name) ==
+            any_forms_fields.end()) {
+          any_forms_fields.push_back(name);
+          if (any_form || spec == spec_) known.push_back(name);
+        } else if (spec == spec_ &&
+                   std::find(known.begin(), known.end(), name) == known.end()) {
+          known.push_back(name);
+        }
+      }
+    }
     for (const auto& item : document.items()) {
       const std::string& key = item.key();
-      if (IsImplicit() && key == "constraints") {
-        Problem(key, "form 'implicit' has no field 'constraints': write each constraint as one "
-                     "of the equations, e.g. \"x^2 + y^2 = l^2\"");
-        continue;
-      }
-      if (IsImplicit() && key == "inequalities") {
-        Problem(key, "form 'implicit' does not support inequality constraints yet; write the "
-                     "model in form 'index1' to use them");
-        continue;
+      if (!any_form) {
+        const std::string_view refused = spec_->RefusedField(key);
+        if (!refused.empty()) {
+          Problem(key, std::string(refused));
+          continue;
+        }
+        if (key == "inequalities" && spec_->inequalities() == InequalitySupport::kRefused) {
+          Problem(key, "form '" + std::string(spec_->name()) +
+                           "' does not support inequality constraints yet; write the model in " +
+                           InequalityFormsText() + " to use them");
+          continue;
+        }
       }
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
       IgnoreNamesDeclaredBy(item.value());
       const std::string owner =
-          any_form ? std::string("a model") : "form '" + std::string(FormName(*form_)) + "'";
+          any_form ? std::string("a model") : "form '" + std::string(spec_->name()) + "'";
       const std::string valid = "; the fields of " + owner + " are " + JoinNames(known);
-      if (Contains(kMechanicalFields, key) || Contains(kIndexFields, key) ||
-          Contains(kImplicitFields, key)) {
+      if (std::find(any_forms_fields.begin(), any_forms_fields.end(), key) !=
+          any_forms_fields.end()) {
         Problem(key, "field '" + key + "' does not belong to form '" +
-                         std::string(FormName(*form_)) + "'" + valid);
+                         std::string(spec_->name()) + "'" + valid);
       } else {
         Problem(key, "unknown field '" + key + "'" + DidYouMean(key, known) + valid);
       }
     }
-  }
-
-  static std::string JoinNames(const std::vector<std::string>& names) {
-    std::string text;
-    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-    return text;
   }
 
   // The names an unknown field would have declared (its strings, or its keys): their uses
@@ -361,7 +364,7 @@ class SpecReader {
 
   // Enters `name` into the one namespace shared by everything a spec names.
   bool Register(const std::string& name, NameKind kind, const std::string& path,
-                std::size_t index) {
+                std::size_t index, std::vector<Variable>* states = nullptr) {
     if (!IsIdentifier(name)) {
       Problem(path, "'" + name +
                         "' is not a valid name: use letters, digits and '_', not "
@@ -376,7 +379,7 @@ class SpecReader {
                         ")");
       return false;
     }
-    const auto [it, inserted] = names_.emplace(name, NameEntry{kind, path, index});
+    const auto [it, inserted] = names_.emplace(name, NameEntry{kind, path, index, states});
     if (!inserted) {
       Problem(path, "name '" + name + "' is already used by " + it->second.path);
       return false;
@@ -386,17 +389,13 @@ class SpecReader {
 
   void ReadNames(const Json& document) {
     ReadParameters(document);
-    if (!form_) return;
-    if (IsMechanical()) {
-      ReadVariables(document, "coordinates", NameKind::kCoordinate, model_->coordinates);
-      ReadVariables(document, "velocities", NameKind::kVelocity, model_->velocities);
-    } else if (IsImplicit()) {
-      ReadVariables(document, "variables", NameKind::kVariable, implicit_.variables);
-    } else {
-      ReadVariables(document, "differential", NameKind::kDifferential, model_->differential);
-      ReadVariables(document, "algebraic", NameKind::kAlgebraic, model_->algebraic);
+    if (spec_ == nullptr) return;
+    form_reader_->ReadVariables(*this, document);
+    if (!refused_) {
+      std::size_t states = 0;
+      for (const std::vector<Variable>* list : state_lists_) states += list->size();
+      CheckCount(states, limits_.max_variables, "", "state variables");
     }
-    CheckStateCounts(document);
     ReadKeysAsNames(document, "definitions", NameKind::kDefinition, limits_.max_definitions,
                     definition_names_);
     std::vector<std::string> outputs;
@@ -447,11 +446,11 @@ class SpecReader {
     return read.has_value();
   }
 
-  void ReadVariables(const Json& document, std::string_view key, NameKind kind,
-                     std::vector<Variable>& variables) {
-    const bool required = kind != NameKind::kAlgebraic;
+  void ReadVariables(const Json& document, std::string_view key, NameKind kind, bool required,
+                     std::vector<Variable>& variables) override {
     const Json* list = TypedField(document, "", key, Json::value_t::array, required);
     if (list == nullptr) return;
+    state_lists_.push_back(&variables);
     CheckCount(list->size(), limits_.max_variables, std::string(key), "names");
     if (refused_) return;
     for (std::size_t i = 0; i < list->size(); ++i) {
@@ -463,33 +462,9 @@ class SpecReader {
       }
       const std::string name = element.get<std::string>();
       // A failed name keeps its slot, so that counts and indices stay those of the spec.
-      Register(name, kind, path, variables.size());
+      Register(name, kind, path, variables.size(), &variables);
       variables.push_back(Variable{.name = name, .unit = "", .symbol = context_->Symbol(name)});
     }
-  }
-
-  void CheckStateCounts(const Json& document) {
-    if (refused_) return;
-    if (IsMechanical()) {
-      const std::size_t n = model_->coordinates.size();
-      if (Field(document, "coordinates") != nullptr && n == 0) {
-        Problem("coordinates", "must name at least one coordinate");
-      }
-      if (Field(document, "velocities") != nullptr && Field(document, "coordinates") != nullptr &&
-          model_->velocities.size() != n) {
-        Problem("velocities", "has " + std::to_string(model_->velocities.size()) +
-                                  " names but there are " + std::to_string(n) +
-                                  " coordinates; each coordinate needs one velocity");
-      }
-    } else if (IsImplicit()) {
-      if (Field(document, "variables") != nullptr && implicit_.variables.empty()) {
-        Problem("variables", "the model has no variables: name at least one");
-      }
-    } else if (Field(document, "differential") != nullptr && model_->num_states() == 0) {
-      Problem("differential", "the model has no variables: name at least one");
-    }
-    CheckCount(model_->num_states() + implicit_.variables.size(), limits_.max_variables, "",
-               "state variables");
   }
 
   void ReadKeysAsNames(const Json& document, std::string_view key, NameKind kind, std::size_t limit,
@@ -537,7 +512,7 @@ class SpecReader {
     }
     const expr::ParseLimits parse_limits{.max_length = limits_.max_expression_length,
                                          .max_depth = limits_.max_expression_depth};
-    const expr::ParseOptions parse_options{.derivatives = IsImplicit(), .equation = site.equation};
+    const expr::ParseOptions parse_options{.derivatives = spec_->derivatives(), .equation = site.equation};
     expr::ParseResult parsed = expr::Parse(*context_, text, parse_limits, parse_options);
     if (!parsed.ok()) {
       Problem(path, parsed.error.message, parsed.error.column);
@@ -552,7 +527,7 @@ class SpecReader {
     return raw;
   }
 
-  void CheckNodeCount() {
+  void CheckNodeCount() override {
     if (refused_ || context_->size() <= limits_.max_nodes) return;
     Problem("", "the model has more than " + std::to_string(limits_.max_nodes) +
                     " expression nodes (the limit)");
@@ -737,95 +712,14 @@ class SpecReader {
 
   // ---- Equations ---------------------------------------------------------------------------
 
-  static constexpr unsigned kParameterBit = Bit(NameKind::kParameter);
-  static constexpr unsigned kPositionBits = kParameterBit | Bit(NameKind::kCoordinate);
-  static constexpr unsigned kMechanicalBits = kPositionBits | Bit(NameKind::kVelocity);
-  static constexpr unsigned kIndexBits =
-      kParameterBit | Bit(NameKind::kDifferential) | Bit(NameKind::kAlgebraic);
-
   void ReadEquations(const Json& document) {
-    if (IsMechanical()) {
-      ReadMechanical(document);
-    } else if (IsImplicit()) {
-      ReadImplicitEquations(document);
-    } else {
-      ReadSemiExplicit(document);
-    }
-    const Site all{"an output", kMechanicalBits | kIndexBits | Bit(NameKind::kVariable), ""};
-    ReadOutputs(document, all);
+    form_reader_->ReadEquations(*this, document);
+    ReadOutputs(document, Site{"an output", kAllValueBits, ""});
   }
-
-  void ReadMechanical(const Json& document) {
-    const std::size_t n = model_->coordinates.size();
-    const Site dynamics{"the mass matrix or a force", kMechanicalBits, ""};
-    ReadMass(document, n, dynamics);
-    ReadExpressionList(document, "forces", dynamics, true, n, "coordinates", model_->forces);
-    const Site position{"a constraint", kPositionBits,
-                        " (Φ(q,t) depends on coordinates, parameters and t only)"};
-    ReadConstraints(document, position);
-    if (model_->constraints.size() > n) {
-      Problem("constraints", "has " + std::to_string(model_->constraints.size()) +
-                                 " constraints but only " + std::to_string(n) +
-                                 " coordinates; a mechanical model has at most as many "
-                                 "constraints as coordinates");
-    }
-    const Site inequality{"an inequality", kPositionBits,
-                          " (c(q,t) depends on coordinates, parameters and t only)"};
-    ReadExpressionList(document, "inequalities", inequality, false, std::nullopt, "",
-                       model_->inequalities);
-  }
-
-  void ReadSemiExplicit(const Json& document) {
-    const std::size_t nx = model_->differential.size();
-    const Site rhs{"a right-hand side", kIndexBits, ""};
-    ReadExpressionList(document, "rhs", rhs, true, nx, "differential variables", model_->rhs);
-    const bool index2 = form_ == Form::kIndex2;
-    const unsigned allowed = index2 ? kIndexBits & ~Bit(NameKind::kAlgebraic) : kIndexBits;
-    const std::string why = index2 ? " (an index-2 constraint g(x,t) may not depend on the "
-                                     "algebraic variables)"
-                                   : "";
-    ReadConstraints(document, Site{"a constraint", allowed, why});
-    const std::size_t ny = model_->algebraic.size();
-    if (model_->constraints.size() != ny) {
-      Problem("constraints", "has " + std::to_string(model_->constraints.size()) +
-                                 " constraints but there are " + std::to_string(ny) +
-                                 " algebraic variables; form '" + std::string(FormName(*form_)) +
-                                 "' needs one constraint each");
-    }
-    ReadExpressionList(document, "inequalities", Site{"an inequality", allowed, why}, false,
-                       std::nullopt, "", model_->inequalities);
-  }
-
-  // The implicit form's equations: `lhs = rhs` or a residual, each a string or an object
-  // {"name": …, "expr": …}; exactly one per variable.
-  void ReadImplicitEquations(const Json& document) {
-    const Json* list = TypedField(document, "", "equations", Json::value_t::array, true);
-    if (list == nullptr) return;
-    const std::size_t n = implicit_.variables.size();
-    if (list->size() != n) {
-      Problem("equations", "has " + std::to_string(list->size()) + " equations but there are " +
-                               std::to_string(n) +
-                               " variables; form 'implicit' needs exactly one equation per "
-                               "variable");
-    }
-    const Site site{"an equation", kParameterBit | Bit(NameKind::kVariable), "", true};
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      NamedExpression entry = ReadNamedExpression((*list)[i], Index("equations", i), i, site);
-      implicit_.equation_names.push_back(std::move(entry.name));
-      implicit_.equation_paths.push_back(std::move(entry.path));
-      implicit_.equations.push_back(entry.expr);
-    }
-  }
-
-  struct NamedExpression {
-    std::string name;  // the given name, else the entry's path
-    std::string path;  // of the expression: "constraints[1]" or "constraints[1].expr"
-    expr::Expr expr;   // invalid when it did not parse
-  };
 
   // An expression or an object {"name": …, "expr": …}, entry `index` of the list at `path`.
   NamedExpression ReadNamedExpression(const Json& element, const std::string& path,
-                                      std::size_t index, const Site& site) {
+                                      std::size_t index, const Site& site) override {
     NamedExpression entry{.name = path, .path = path, .expr = {}};
     const Json* value = &element;
     if (element.is_object()) {
@@ -845,7 +739,7 @@ class SpecReader {
   // A list of expressions; with `expected`, its length must be that (`of` names what counts).
   void ReadExpressionList(const Json& document, std::string_view key, const Site& site,
                           bool required, std::optional<std::size_t> expected, const std::string& of,
-                          std::vector<expr::Expr>& out) {
+                          std::vector<expr::Expr>& out) override {
     const Json* list = TypedField(document, "", key, Json::value_t::array, required);
     if (list == nullptr) return;
     if (expected && list->size() != *expected) {
@@ -858,41 +752,14 @@ class SpecReader {
     }
   }
 
-  // `mass` is a full n×n matrix of expressions or a diagonal list of n.
-  void ReadMass(const Json& document, std::size_t n, const Site& site) {
-    const Json* mass = TypedField(document, "", "mass", Json::value_t::array, true);
-    if (mass == nullptr) return;
-    const bool full = !mass->empty() && (*mass)[0].is_array();
-    if (mass->size() != n) {
-      Problem("mass", "has " + std::to_string(mass->size()) + (full ? " rows" : " entries") +
-                          " but there are " + std::to_string(n) +
-                          " coordinates; give an n×n matrix or a diagonal list of n entries");
-      return;
-    }
-    model_->mass.assign(n * n, context_->Constant(0.0));
-    for (std::size_t i = 0; i < n; ++i) {
-      const Json& row = (*mass)[i];
-      const std::string path = Index("mass", i);
-      if (!full) {
-        model_->mass[i * n + i] = Entry(row, path, site);
-      } else if (!row.is_array() || row.size() != n) {
-        Problem(path,
-                "must be a row of " + std::to_string(n) + " expressions, not " +
-                    (row.is_array() ? std::to_string(row.size()) + " entries" : TypeName(row)));
-      } else {
-        for (std::size_t j = 0; j < n; ++j)
-          model_->mass[i * n + j] = Entry(row[j], Index(path, j), site);
-      }
-    }
-  }
-
-  expr::Expr Entry(const Json& value, const std::string& path, const Site& site) {
+  expr::Expr ReadExpression(const Json& value, const std::string& path,
+                            const Site& site) override {
     const std::optional<Raw> raw = ParseExpression(value, path, site);
     return raw ? raw->expr : expr::Expr{};
   }
 
   // Constraints are expressions or objects {"name": …, "expr": …}.
-  void ReadConstraints(const Json& document, const Site& site) {
+  void ReadConstraints(const Json& document, const Site& site) override {
     const Json* list = TypedField(document, "", "constraints", Json::value_t::array, false);
     if (list == nullptr) return;
     for (std::size_t i = 0; i < list->size(); ++i) {
@@ -934,8 +801,9 @@ class SpecReader {
 
   std::vector<std::string> StateNames() const {
     std::vector<std::string> states;
-    for (const Variable& variable : implicit_.variables) states.push_back(variable.name);
-    for (const Variable* variable : model_->states()) states.push_back(variable->name);
+    for (const std::vector<Variable>* list : state_lists_) {
+      for (const Variable& variable : *list) states.push_back(variable.name);
+    }
     return states;
   }
 
@@ -949,14 +817,7 @@ class SpecReader {
       return nullptr;
     }
     const NameEntry& entry = it->second;
-    switch (entry.kind) {
-      case NameKind::kCoordinate: return &model_->coordinates[entry.index];
-      case NameKind::kVelocity: return &model_->velocities[entry.index];
-      case NameKind::kDifferential: return &model_->differential[entry.index];
-      case NameKind::kAlgebraic: return &model_->algebraic[entry.index];
-      case NameKind::kVariable: return &implicit_.variables[entry.index];
-      default: break;
-    }
+    if (entry.states != nullptr) return &(*entry.states)[entry.index];
     Problem(path, "'" + name + "' is a " + KindName(entry.kind) + ", not a state variable");
     return nullptr;
   }
@@ -1017,12 +878,12 @@ class SpecReader {
 
   // ---- Building ----------------------------------------------------------------------------
 
-  // Substitutes the definitions, then reduces an implicit model (model/implicit_spec.h).
+  // Substitutes the definitions, then lets the form derive what it does from its equations
+  // (the implicit form's structural analysis).
   void Build() {
     SubstituteDefinitions();
-    if (!IsImplicit() || refused_ || !problems_.empty()) return;
-    ReduceImplicitSpec(std::move(implicit_), limits_.max_nodes, *model_, problems_);
-    CheckNodeCount();
+    if (refused_ || !problems_.empty()) return;
+    form_reader_->Build(*this);
   }
 
   // Substitutes the definitions (dependencies first) into every expression of the model.
@@ -1035,9 +896,10 @@ class SpecReader {
       if (!WithinNodeLimit()) return;
     }
     if (resolved.empty()) return;
-    for (std::vector<expr::Expr>* list : {&model_->mass, &model_->forces, &model_->rhs,
-                                          &model_->constraints, &model_->inequalities,
-                                          &implicit_.equations}) {
+    std::vector<std::vector<expr::Expr>*> lists = {&model_->mass, &model_->forces, &model_->rhs,
+                                                   &model_->constraints, &model_->inequalities};
+    for (std::vector<expr::Expr>* list : form_reader_->Expressions()) lists.push_back(list);
+    for (std::vector<expr::Expr>* list : lists) {
       for (expr::Expr& e : *list) {
         e = context_->Substitute(e, resolved);
         if (!WithinNodeLimit()) return;
@@ -1051,136 +913,7 @@ class SpecReader {
 
   // ---- Structure: what can be refused without numbers ------------------------------------
 
-  void CheckStructure() {
-    if (IsMechanical()) {
-      CheckMassSymmetry();
-      CheckConstraintsUseCoordinates();
-    } else if (form_ == Form::kIndex1) {
-      CheckAlgebraicDetermined();
-    }
-  }
-
-  // M = Mᵀ. Entries that are different expressions are compared at three points (every symbol
-  // at a value fixed by its name and the point, in [0.5, 2]), so entries written differently
-  // but equal (cos(a−b) and cos(b−a)) pass; a difference above 1e-9·max(1, |Mᵢⱼ|, |Mⱼᵢ|) — far
-  // above the rounding of one entry, far below any intended asymmetry — refuses the spec.
-  void CheckMassSymmetry() {
-    const std::size_t n = model_->coordinates.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = i + 1; j < n; ++j) {
-        const expr::Expr upper = model_->mass[i * n + j];
-        const expr::Expr lower = model_->mass[j * n + i];
-        if (upper == lower || !Asymmetric(upper, lower)) continue;
-        constexpr std::size_t kQuoted = 60;
-        const std::string upper_path = Index(Index("mass", i), j);
-        const std::string lower_path = Index(Index("mass", j), i);
-        Problem(upper_path, "the mass matrix must be symmetric, but " + upper_path + " is '" +
-                                context_->ToString(upper, kQuoted) + "' and " + lower_path +
-                                " is '" + context_->ToString(lower, kQuoted) + "'");
-      }
-    }
-  }
-
-  bool Asymmetric(expr::Expr a, expr::Expr b) const {
-    constexpr int kPoints = 3;
-    for (int point = 0; point < kPoints; ++point) {
-      auto value_of = [&](expr::Expr symbol) {
-        // FNV-1a of the name and the point, mapped to [0.5, 2].
-        constexpr std::uint64_t kOffset = UINT64_C(1469598103934665603);
-        constexpr std::uint64_t kPrime = UINT64_C(1099511628211);
-        std::uint64_t h = kOffset + static_cast<std::uint64_t>(point);
-        for (char ch : context_->symbol_name(symbol)) {
-          h = (h ^ static_cast<std::uint64_t>(static_cast<unsigned char>(ch))) * kPrime;
-        }
-        return 0.5 + 1.5 * static_cast<double>(h >> 11) * 0x1.0p-53;
-      };
-      const double x = context_->Evaluate(a, value_of);
-      const double y = context_->Evaluate(b, value_of);
-      if (!std::isfinite(x) || !std::isfinite(y)) continue;
-      constexpr double kRelative = 1e-9;
-      if (std::fabs(x - y) > kRelative * std::max({1.0, std::fabs(x), std::fabs(y)})) return true;
-    }
-    return false;
-  }
-
-  // Φ(q, t) = 0 with no coordinate in it cannot be satisfied by moving the mechanism.
-  void CheckConstraintsUseCoordinates() {
-    for (std::size_t i = 0; i < model_->constraints.size(); ++i) {
-      const expr::Expr phi = model_->constraints[i];
-      bool uses_coordinate = false;
-      for (const Variable& q : model_->coordinates) {
-        uses_coordinate = uses_coordinate || context_->DependsOn(phi, q.symbol);
-      }
-      if (uses_coordinate) continue;
-      Problem(Index("constraints", i),
-              "a constraint of a mechanical model must depend on the coordinates, but '" +
-                  context_->ToString(phi, 60) + "' depends on none (Φ(q,t) = 0 constrains q)");
-    }
-  }
-
-  // g_y must be regular, so structurally: a matching of constraints to algebraic variables
-  // that covers every variable (Kuhn's augmenting paths over the sparsity of g_y).
-  void CheckAlgebraicDetermined() {
-    const std::size_t ny = model_->algebraic.size();
-    if (model_->constraints.size() != ny) return;  // reported already
-    std::map<std::uint32_t, std::size_t> column_of;
-    for (std::size_t j = 0; j < ny; ++j) column_of[model_->algebraic[j].symbol.id] = j;
-    std::vector<std::vector<std::size_t>> columns(ny);  // per constraint: the y it contains
-    std::vector<char> used(ny, 0);
-    for (std::size_t i = 0; i < ny; ++i) {
-      for (expr::Expr symbol : context_->FreeSymbols(model_->constraints[i])) {
-        const auto it = column_of.find(symbol.id);
-        if (it == column_of.end()) continue;
-        columns[i].push_back(it->second);
-        used[it->second] = 1;
-      }
-    }
-    for (std::size_t j = 0; j < ny; ++j) {
-      if (used[j]) continue;
-      Problem(Index("algebraic", j),
-              "algebraic variable '" + model_->algebraic[j].name +
-                  "' appears in no constraint, so nothing determines it (index 1 needs g_y "
-                  "regular; g_y has a zero column for it)");
-    }
-    if (!problems_.empty()) return;
-    std::vector<std::size_t> row_of(ny, ny);  // matched constraint of each variable
-    for (std::size_t i = 0; i < ny; ++i) {
-      std::vector<char> visited(ny, 0);
-      if (Augment(i, columns, row_of, visited)) continue;
-      if (columns[i].empty()) {
-        Problem(Index("constraints", i),
-                "'" + context_->ToString(model_->constraints[i], 60) +
-                    "' contains no algebraic variable, so g_y has a zero row (index 1 needs g_y "
-                    "regular; a constraint on the differential variables alone is form index2)");
-        return;
-      }
-      Problem(Index("constraints", i),
-              "the constraints determine fewer algebraic variables than there are: this one "
-              "uses only variables other constraints already determine (" +
-                  JoinAlgebraic(columns[i]) +
-                  "), so g_y is structurally singular (index 1 needs g_y regular)");
-      return;
-    }
-  }
-
-  static bool Augment(std::size_t row, const std::vector<std::vector<std::size_t>>& columns,
-                      std::vector<std::size_t>& row_of, std::vector<char>& visited) {
-    for (std::size_t j : columns[row]) {
-      if (visited[j]) continue;
-      visited[j] = 1;
-      if (row_of[j] == row_of.size() || Augment(row_of[j], columns, row_of, visited)) {
-        row_of[j] = row;
-        return true;
-      }
-    }
-    return false;
-  }
-
-  std::string JoinAlgebraic(const std::vector<std::size_t>& indices) const {
-    std::vector<std::string> names;
-    for (std::size_t j : indices) names.push_back("'" + model_->algebraic[j].name + "'");
-    return JoinNames(names);
-  }
+  void CheckStructure() { form_reader_->CheckStructure(*this); }
 
   bool WithinNodeLimit() {
     CheckNodeCount();
@@ -1191,8 +924,9 @@ class SpecReader {
   std::vector<SpecProblem> problems_;
   std::shared_ptr<expr::Context> context_;
   std::shared_ptr<Model> model_;
-  std::optional<Form> form_;
-  ImplicitSpec implicit_;  // the implicit form's variables and equations, until Build
+  const FormSpec* spec_ = nullptr;            // the form named by the spec, once read
+  std::unique_ptr<FormReader> form_reader_;  // reads its fields
+  std::vector<std::vector<Variable>*> state_lists_;  // the state lists read, in order
   bool refused_ = false;  // a limit was exceeded: stop processing
   std::map<std::string, NameEntry, std::less<>> names_;
   std::set<std::string, std::less<>> undeclared_;  // declared by unknown fields

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "reduce/formulation_build.h"
 #include "tether/reduce/rank.h"
 #include "tether/reduce/reduced_model.h"
 
@@ -24,12 +25,13 @@ std::string Num(double x) {
 
 }  // namespace
 
-void ReducedModel::CompileJacobian(Context& cx, const std::vector<Expr>& inputs,
-                                   const StageEquations& eq) {
+void FormulationBuild::CompileJacobian(const StageEquations& eq) {
+  Context& cx = context;
+  ReducedModel& r = reduced;
   const std::size_t big_n = eq.z.size();
   const std::size_t nw = eq.w.size();
   std::vector<Expr> outputs;
-  jacobian_blocks_.clear();
+  r.jacobian_blocks_.clear();
   std::vector<bool> phi_w_row(big_n, false);
   std::vector<bool> g_z_col(big_n, false);
   std::vector<bool> phi_z_nonzero(big_n * big_n, false);
@@ -40,7 +42,7 @@ void ReducedModel::CompileJacobian(Context& cx, const std::vector<Expr>& inputs,
         const Expr d = cx.Diff(rows[i], cols[j]);
         if (cx.is_constant(d, 0.0)) continue;
         outputs.push_back(d);
-        jacobian_blocks_.push_back(
+        r.jacobian_blocks_.push_back(
             {block, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
         if (block == 0) phi_z_nonzero[i * big_n + j] = true;
         if (block == 1) phi_w_row[i] = true;
@@ -55,25 +57,25 @@ void ReducedModel::CompileJacobian(Context& cx, const std::vector<Expr>& inputs,
 
   std::vector<Expr> all_inputs = inputs;
   all_inputs.insert(all_inputs.end(), eq.extra_inputs.begin(), eq.extra_inputs.end());
-  jacobian_ = expr::Compile(cx, outputs, all_inputs);
-  jacobian_in_.assign(all_inputs.size(), 0.0);
-  jacobian_out_.assign(outputs.size(), 0.0);
+  r.jacobian_ = expr::Compile(cx, outputs, all_inputs);
+  r.jacobian_in_.assign(all_inputs.size(), 0.0);
+  r.jacobian_out_.assign(outputs.size(), 0.0);
 
-  jacobian_pattern_.clear();
+  r.jacobian_pattern_.clear();
   for (std::size_t i = 0; i < big_n; ++i) {
     for (std::size_t j = 0; j < big_n; ++j) {
       if (phi_z_nonzero[i * big_n + j] || (phi_w_row[i] && g_z_col[j])) {
-        jacobian_pattern_.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
+        r.jacobian_pattern_.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
       }
     }
   }
-  num_stage_unknowns_ = nw;
-  rhs_work_.assign(big_n, 0.0);
-  phi_z_.setZero(Ix(big_n), Ix(big_n));
-  phi_w_.setZero(Ix(big_n), Ix(nw));
-  g_z_.setZero(Ix(nw), Ix(big_n));
-  g_w_.setZero(Ix(nw), Ix(nw));
-  g_w_lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(Ix(nw));
+  r.num_stage_unknowns_ = nw;
+  r.rhs_work_.assign(big_n, 0.0);
+  r.phi_z_.setZero(Ix(big_n), Ix(big_n));
+  r.phi_w_.setZero(Ix(big_n), Ix(nw));
+  r.g_z_.setZero(Ix(nw), Ix(big_n));
+  r.g_w_.setZero(Ix(nw), Ix(nw));
+  r.g_w_lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(Ix(nw));
 }
 
 // [states, t, parameters] as the other programs take them, then the values of the new stage
@@ -84,7 +86,7 @@ void ReducedModel::LoadJacobianInputs(std::span<const double> z, std::span<const
             jacobian_in_.begin());
   FullState(z, std::span<double>(jacobian_in_).first(states));
   auto extra = jacobian_in_.begin() + Ix(states + 1 + model_->parameters.size());
-  if (model_->form == model::Form::kMechanical) {
+  if (kernel_ == StageKernel::kMultipliers) {
     extra = std::copy_n(zdot.begin() + Ix(n_), n_, extra);
     extra = std::copy(aux_.begin(), aux_.end(), extra);
     *extra++ = alpha_;

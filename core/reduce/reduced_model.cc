@@ -85,14 +85,14 @@ void ReducedModel::Allocate() {
 }
 
 void ReducedModel::SetParameters(std::span<const double> values) {
-  const std::size_t offset = model_->num_states() + 1;
+  const std::size_t offset = num_states_ + 1;
   for (std::size_t k = 0; k < values.size() && offset + k < in_.size(); ++k) {
     in_[offset + k] = values[k];
   }
 }
 
 std::span<const double> ReducedModel::parameters() const {
-  return std::span<const double>(in_).subspan(model_->num_states() + 1);
+  return std::span<const double>(in_).subspan(num_states_ + 1);
 }
 
 void ReducedModel::SetBaumgarte(double alpha, double beta) {
@@ -118,14 +118,6 @@ bool ReducedModel::FailNonFinite(double t, const char* what) {
                                  : ": " + where) +
                   "; a parameter or the state makes the model's expressions overflow or "
                   "leave their domain");
-}
-
-const char* ReducedModel::AlgebraicJacobianName() const {
-  switch (model_->form) {
-    case model::Form::kIndex2: return "h_y = g_x f_y";
-    case model::Form::kImplicit: return "G_w (the Jacobian of the stage equations in the unknowns)";
-    default: return "g_y";
-  }
 }
 
 std::string ReducedModel::DescribeNonFinite() const {
@@ -196,15 +188,14 @@ void ReducedModel::LoadState(double t, std::span<const double> state) {
 
 void ReducedModel::LoadZ(double t, std::span<const double> z) {
   std::copy(z.begin(), z.end(), in_.begin());
-  if (model_->form != model::Form::kMechanical && options_.algebraic == AlgebraicMode::kSolve) {
+  if (kernel_ == StageKernel::kAlgebraicNewton && options_.algebraic == AlgebraicMode::kSolve) {
     std::copy(aux_.begin(), aux_.end(), in_.begin() + Ix(n_));
   }
-  in_[model_->num_states()] = t;
+  in_[num_states_] = t;
 }
 
 bool ReducedModel::Rhs(double t, std::span<const double> z, std::span<double> zdot) {
-  return model_->form == model::Form::kMechanical ? RhsMechanical(t, z, zdot)
-                                                  : RhsIndex(t, z, zdot);
+  return kernel_ == StageKernel::kMultipliers ? RhsMechanical(t, z, zdot) : RhsIndex(t, z, zdot);
 }
 
 bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<double> zdot) {
@@ -309,7 +300,7 @@ bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span
     c_y_ = c_y;
     lu_.compute(c_y_);
     if (LuIsRankDeficient(lu_, RelativePivotThreshold(m))) {
-      return FailSingularRows(t, c_y_, AlgebraicJacobianName());
+      return FailSingularRows(t, c_y_, algebraic_jacobian_name_.c_str());
     }
     work_m_ = c;
     solve_m_ = lu_.solve(work_m_);
@@ -322,6 +313,22 @@ bool ReducedModel::SolveAlgebraicPart(double t, std::span<double> z) {
   const std::span<double> y = z.subspan(n_, m_);
   if (!SolveAlgebraic(t, z.first(n_), y, nullptr)) return false;
   std::copy(y.begin(), y.end(), aux_.begin());
+  return true;
+}
+
+bool ReducedModel::InitializeAuxiliary(double t, std::span<double> z,
+                                       std::span<const double> state, int* iterations) {
+  if (kernel_ == StageKernel::kMultipliers) {  // λ at the projected (q, v)
+    std::vector<double> zdot(z.size());
+    return Rhs(t, z, zdot);
+  }
+  const std::size_t nx = n_;
+  std::vector<double> y(state.begin() + Ix(nx), state.end());  // the Newton's start
+  int newton = 0;
+  if (!SolveAlgebraic(t, z.first(nx), y, &newton)) return false;
+  *iterations += newton;
+  SetAuxiliary(y);
+  if (z.size() > nx) std::copy(y.begin(), y.end(), z.begin() + Ix(nx));
   return true;
 }
 
@@ -350,7 +357,7 @@ bool ReducedModel::RhsIndex(double t, std::span<const double> z, std::span<doubl
   c_y_ = c_y;
   lu_.compute(c_y_);
   if (LuIsRankDeficient(lu_, RelativePivotThreshold(m))) {
-    return FailSingularRows(t, c_y_, AlgebraicJacobianName());
+    return FailSingularRows(t, c_y_, algebraic_jacobian_name_.c_str());
   }
   work_m_.noalias() = -(c_t + c_x * f);
   solve_m_ = lu_.solve(work_m_);  // y' = −c_y⁻¹ (c_x f + c_t)
@@ -367,36 +374,14 @@ bool ReducedModel::Invariants(double t, std::span<const double> z, std::span<dou
   LoadZ(t, z);
   invariants_.Evaluate(in_, invariants_out_);
   if (!AllFinite(invariants_out_)) return FailNonFinite(t, "the constraints or their Jacobian");
-  const std::size_t n = n_;
-  const std::size_t m = m_;
   const std::size_t cols = ode_size_;
   const double* out = invariants_out_.data();
+  std::copy_n(out, p, h.begin());  // H
   std::fill(h_z.begin(), h_z.end(), 0.0);
-  auto put = [&](std::size_t row, std::size_t col, const double* block, std::size_t rows,
-                 std::size_t width) {
-    for (std::size_t i = 0; i < rows; ++i) {
-      std::copy_n(block + i * width, width, h_z.begin() + Ix((row + i) * cols + col));
-    }
-  };
-  if (model_->form == model::Form::kMechanical) {
-    std::copy_n(out, 2 * m, h.begin());       // Φ, h
-    put(0, 0, out + 2 * m, m, n);             // Φ_q
-    put(m, 0, out + 2 * m + m * n, m, n);     // h_q
-    put(m, n, out + 2 * m, m, n);             // h_v = Φ_q
-  } else if (model_->form == model::Form::kImplicit) {
-    std::copy_n(out, p, h.begin());  // H_0 … H_(k−1)
-    put(0, 0, out + p, p, n);        // H_z (on z; zero on the w of kStage)
-  } else if (model_->form == model::Form::kIndex1) {
-    std::copy_n(out, m, h.begin());           // g
-    put(0, 0, out + m, m, n);                 // g_x
-    put(0, n, out + m + m * n, m, m);         // g_y (kOde only: z = (x, y))
-  } else {
-    std::copy_n(out, m, h.begin());           // g
-    put(0, 0, out + 2 * m, m, n);             // g_x
-    if (num_vel_inv_ > 0) {
-      std::copy_n(out + m, m, h.begin() + Ix(m));  // h
-      put(m, 0, out + 2 * m + m * n, m, n);         // h_x
-      put(m, n, out + 2 * m + 2 * m * n, m, m);     // h_y
+  for (const InvariantBlock& block : invariant_blocks_) {  // H_z, block by block
+    for (std::size_t i = 0; i < block.rows; ++i) {
+      std::copy_n(out + block.source + i * block.width, block.width,
+                  h_z.begin() + Ix((block.row + i) * cols + block.col));
     }
   }
   return true;
@@ -414,17 +399,16 @@ bool ReducedModel::Residuals(double t, std::span<const double> z, double* positi
                              double* velocity) {
   *position = 0.0;
   *velocity = 0.0;
-  const bool implicit = model_->form == model::Form::kImplicit;
-  if (implicit ? num_invariants() == 0 : m_ == 0) return true;
+  std::size_t rows = 0;
+  for (const ResidualLevel& level : residual_levels_) rows += level.count;
+  if (rows == 0) return true;
   LoadZ(t, z);
   invariants_.Evaluate(in_, invariants_out_);
   const std::span<const double> out(invariants_out_);
-  if (implicit) {  // H_0, then the higher levels (implicit_formulation.cc)
-    *position = MaxAbs(out.first(level0_size_));
-    *velocity = MaxAbs(out.subspan(level0_size_, num_invariants() - level0_size_));
-  } else {
-    *position = MaxAbs(out.first(m_));
-    if (model_->form != model::Form::kIndex1) *velocity = MaxAbs(out.subspan(m_, m_));
+  for (std::size_t k = 0; k < residual_levels_.size(); ++k) {
+    const ResidualLevel& level = residual_levels_[k];
+    double& largest = k == 0 ? *position : *velocity;
+    largest = std::max(largest, MaxAbs(out.subspan(level.offset, level.count)));
   }
   if (!std::isfinite(*position) || !std::isfinite(*velocity)) {
     return FailNonFinite(t, "the constraint residuals");
@@ -439,7 +423,7 @@ void ReducedModel::FullState(std::span<const double> z, std::span<double> state)
 
 void ReducedModel::SetFullState(std::span<const double> state, std::span<double> z) {
   std::copy_n(state.begin(), z.size(), z.begin());
-  if (model_->form != model::Form::kMechanical) {
+  if (kernel_ == StageKernel::kAlgebraicNewton) {
     std::copy_n(state.begin() + Ix(n_), m_, aux_.begin());
   }
 }

@@ -1,6 +1,6 @@
 // DefaultColumns: the one place that decides what a run streams and in which order.
-#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "tether/simulate/simulation.h"
 
@@ -8,16 +8,15 @@ namespace tether::simulate {
 
 std::vector<Column> DefaultColumns(const model::Model& model) {
   std::vector<Column> columns;
-  for (const model::Variable* v : model.states()) {
-    const bool algebraic =
-        std::any_of(model.algebraic.begin(), model.algebraic.end(),
-                    [&](const model::Variable& a) { return a.name == v->name; });
-    columns.push_back({v->name, v->unit, algebraic ? ColumnKind::kAlgebraic : ColumnKind::kState});
+  const std::vector<const model::Variable*> states = model.states();
+  const std::vector<model::StateRole> roles = model.state_roles();
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    const bool algebraic = roles[i] == model::StateRole::kAlgebraic;
+    columns.push_back({states[i]->name, states[i]->unit,
+                       algebraic ? ColumnKind::kAlgebraic : ColumnKind::kState});
   }
-  if (model.form == model::Form::kMechanical) {
-    for (std::size_t i = 0; i < model.constraints.size(); ++i) {
-      columns.push_back({"lambda_" + std::to_string(i + 1), "", ColumnKind::kMultiplier});
-    }
+  for (std::string& name : model::SpecOf(model.form).MultiplierColumns(model)) {
+    columns.push_back({std::move(name), "", ColumnKind::kMultiplier});
   }
   for (std::size_t i = 0; i < model.inequalities.size(); ++i) {
     columns.push_back({"mu_" + std::to_string(i + 1), "", ColumnKind::kInequalityMultiplier});

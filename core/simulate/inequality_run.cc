@@ -31,12 +31,13 @@ std::unique_ptr<project::InequalityProjection> CompileSet(
 std::unique_ptr<InequalityRun> InequalityRun::Create(
     const model::Model& model, const std::map<std::string, double>& parameters,
     const Options& options, std::vector<SetupProblem>* problems) {
-  if (model.form != model::Form::kIndex1) {
+  if (model::SpecOf(model.form).inequalities() != model::InequalitySupport::kRun) {
     problems->push_back(
         {"model.inequalities",
          "model '" + model.name + "' has inequalities but form '" +
              std::string(model::FormName(model.form)) +
-             "'; inequality constraints (projected dynamical systems) need form 'index1'"});
+             "'; inequality constraints (projected dynamical systems) need " +
+             model::InequalityFormsText()});
     return nullptr;
   }
   if (options.algebraic == AlgebraicMode::kOde) {

@@ -58,35 +58,18 @@ InitializationOutcome InitializeConsistently(reduce::ReducedModel& model, double
   const std::vector<bool> fixed_z(fixed.begin(), fixed.begin() + static_cast<long>(z.size()));
   const std::size_t p = model.position_size();
   const std::size_t m1 = model.num_position_invariants();
-  const bool mechanical = model.form() == model::Form::kMechanical;
-  const bool index1 = model.form() == model::Form::kIndex1;  // y alone absorbs g = 0
-  if (!index1 &&
+  const reduce::InitializationPlan plan = model.initialization_plan();
+  if (plan.position &&
       !ProjectBlock(model, t, project::Block{0, p, 0, m1}, fixed_z, options, z, &outcome)) {
     return outcome;
   }
   const project::Block velocity{p, model.ode_size(), m1, model.num_invariants()};
-  if (model.form() == model::Form::kImplicit &&
-      !ProjectBlock(model, t, velocity, fixed_z, options, z, &outcome)) {
+  if (plan.velocity && !ProjectBlock(model, t, velocity, fixed_z, options, z, &outcome)) {
     return outcome;
   }
-  if (mechanical) {
-    if (!ProjectBlock(model, t, velocity, fixed_z, options, z, &outcome)) return outcome;
-    std::vector<double> zdot(z.size());
-    if (!model.Rhs(t, z, zdot)) {
-      SetFailure(&outcome, FromEval(model.failure().status), t, model.failure().message);
-      return outcome;
-    }
-  } else {
-    const std::size_t nx = model.model().differential.size();
-    std::vector<double> y(state.begin() + static_cast<long>(nx), state.end());
-    int iterations = 0;
-    if (!model.SolveAlgebraic(t, z.first(nx), y, &iterations)) {
-      SetFailure(&outcome, FromEval(model.failure().status), t, model.failure().message);
-      return outcome;
-    }
-    report.iterations += iterations;
-    model.SetAuxiliary(y);
-    if (z.size() > nx) std::copy(y.begin(), y.end(), z.begin() + static_cast<long>(nx));
+  if (!model.InitializeAuxiliary(t, z, state, &report.iterations)) {
+    SetFailure(&outcome, FromEval(model.failure().status), t, model.failure().message);
+    return outcome;
   }
   model.FullState(z, state);
   if (!model.Residuals(t, z, &report.residual_position_after, &report.residual_velocity_after)) {

@@ -9,6 +9,7 @@
 #include "tether/expr/quote.h"
 #include "tether/expr/suggest.h"
 #include "tether/integrate/stepper.h"
+#include "tether/reduce/formulation.h"
 
 namespace tether::simulate {
 namespace {
@@ -195,21 +196,23 @@ std::vector<SetupProblem> SetupProblems(const Setup& setup) {
       Add(&p, path, "absolute tolerance " + Num(value) + " of '" + name + "' must be finite and > 0");
     }
   }
-  const bool mechanical = model.form == model::Form::kMechanical;
-  if (setup.options.metric == Metric::kMass && !mechanical) {
+  const reduce::Formulation& formulation = reduce::FormulationOf(model.form);
+  const std::string form(model::FormName(model.form));
+  if (setup.options.metric == Metric::kMass && !formulation.has_mass_metric()) {
     Add(&p, "options.metric",
-        "metric 'mass' needs a mechanical model; '" + model.name + "' is " +
-            std::string(model::FormName(model.form)));
+        "metric 'mass' needs a " + reduce::FormsWith(&reduce::Formulation::has_mass_metric) +
+            " model; '" + model.name + "' is " + form);
   }
-  if (setup.options.algebraic == AlgebraicMode::kOde && model.form == model::Form::kImplicit) {
+  if (setup.options.algebraic == AlgebraicMode::kOde && !formulation.supports_algebraic_ode()) {
     Add(&p, "options.algebraic",
-        "algebraic mode 'ode' is not available for form 'implicit' ('" + model.name +
+        "algebraic mode 'ode' is not available for form '" + form + "' ('" + model.name +
             "' solves its unknowns in every stage); use 'solve'");
   }
-  if (setup.options.projection == Projection::kBaumgarte && !mechanical) {
+  if (setup.options.projection == Projection::kBaumgarte && !formulation.supports_baumgarte()) {
     Add(&p, "options.projection",
-        "projection 'baumgarte' stabilizes the mechanical form only; '" + model.name + "' is " +
-            std::string(model::FormName(model.form)));
+        "projection 'baumgarte' stabilizes the " +
+            reduce::FormsWith(&reduce::Formulation::supports_baumgarte) + " form only; '" +
+            model.name + "' is " + form);
   }
   return p;
 }

@@ -165,13 +165,9 @@ class ReducedOde : public integrate::OdeSystem {
 reduce::AlgebraicMode ReduceMode(const model::Model& model, const Options& o,
                                  const integrate::Stepper& kind) {
   if (o.algebraic == AlgebraicMode::kOde) return reduce::AlgebraicMode::kOde;
-  const bool has_algebraic = model.form != model::Form::kMechanical && !model.algebraic.empty();
-  bool has_invariants = model.form == model::Form::kIndex2;
-  if (model.form == model::Form::kImplicit && model.implicit) {
-    for (const auto& level : model.implicit->invariants) has_invariants |= !level.empty();
-  }
-  if (kind.implicit() && has_algebraic && model.inequalities.empty() &&
-      !(kind.projects_internally() && has_invariants)) {
+  const reduce::Formulation& formulation = reduce::FormulationOf(model.form);
+  if (kind.implicit() && formulation.HasStageUnknowns(model) && model.inequalities.empty() &&
+      !(kind.projects_internally() && formulation.HasInvariantsBesideStage(model))) {
     return reduce::AlgebraicMode::kStage;
   }
   return reduce::AlgebraicMode::kSolve;
@@ -197,6 +193,8 @@ struct Simulation::Impl {
   std::vector<integrate::MatrixEntry> mass_pattern;
   std::vector<double> mass_values;
   std::vector<Column> columns;
+  // Columns after the states that stream the reduced model's first auxiliary values (λ).
+  std::size_t multiplier_columns = 0;
   InitializationReport initialization;
   Status status;
   Statistics statistics;
@@ -240,6 +238,7 @@ struct Simulation::Impl {
         mass_pattern(o.mass_pattern),
         mass_values(o.mass_values),
         columns(o.columns),
+        multiplier_columns(o.multiplier_columns),
         initialization(o.initialization),
         status(o.status),
         statistics(o.statistics),
@@ -278,7 +277,12 @@ struct Simulation::Impl {
     return false;
   }
 
-  void BuildColumns() { columns = DefaultColumns(reduced->model()); }
+  void BuildColumns() {
+    columns = DefaultColumns(reduced->model());
+    multiplier_columns = static_cast<std::size_t>(
+        std::count_if(columns.begin(), columns.end(),
+                      [](const Column& c) { return c.kind == ColumnKind::kMultiplier; }));
+  }
 
   ReducedOde Ode() {
     return ReducedOde(reduced.get(), jacobian_pattern, mass_pattern, mass_values,
@@ -332,9 +336,7 @@ struct Simulation::Impl {
     const std::size_t ns = reduced->num_states();
     reduced->FullState(zs, std::span<double>(values).first(ns));
     std::size_t k = ns;
-    if (reduced->form() == model::Form::kMechanical) {
-      for (double lambda : reduced->auxiliary()) values[k++] = lambda;
-    }
+    for (std::size_t i = 0; i < multiplier_columns; ++i) values[k++] = reduced->auxiliary()[i];
     double residual_inequality = 0.0;
     const bool at_step_end = ts == t;
     if (inequalities) {

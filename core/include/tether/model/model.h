@@ -1,12 +1,6 @@
-// A validated semi-explicit DAE model (shared/DESIGN.md §3), built from a JSON spec.
-//
-//   mechanical (index 3): q' = v,  M(q,v,t) v' − Φ_q(q,t)ᵀ λ = f(q,v,t),  Φ(q,t) = 0
-//   index1:               x' = f(x,y,t),  0 = g(x,y,t)   (g_y regular)
-//   index2:               x' = f(x,y,t),  0 = g(x,t)     (g_x f_y regular)
-//   implicit:             F(t, x, x') = 0 as written (der(x) is x'), reduced when the spec is
-//                         read (tether/structure/implicit_dae.h) to the index-1 system
-//                         z' = φ(t,z,w), 0 = G(t,z,w) held in the index1 fields (z differential,
-//                         w algebraic, φ rhs, G constraints), plus invariants H_0 … H_(k−1)(t,z).
+// A validated DAE model (shared/DESIGN.md §3), built from a JSON spec in one of the registered
+// forms (tether/model/form.h; each form's equations are stated in its spec half's header,
+// core/model/forms/<form>.h). Model holds the fields of every form; a form fills its own.
 //
 // Every expression is held with definitions already substituted, as a function of the model's
 // variables, its parameters (symbols, so a session can override them) and the time symbol `t`.
@@ -22,14 +16,10 @@
 #include <vector>
 
 #include "tether/expr/expr.h"
+#include "tether/model/form.h"
 #include "tether/structure/implicit_dae.h"
 
 namespace tether::model {
-
-enum class Form { kMechanical, kIndex1, kIndex2, kImplicit };
-
-// "mechanical", "index1", "index2", "implicit"
-std::string_view FormName(Form form);
 
 // One problem found in a spec: where (JSON path, and column inside an expression) and what.
 struct SpecProblem {
@@ -137,8 +127,10 @@ struct Model {
 
   // Total state size (2n for mechanical, |x| + |y| otherwise).
   [[nodiscard]] std::size_t num_states() const;
-  // State variables in canonical order: q then v, or x then y.
+  // State variables in canonical order (FormSpec::States): q then v, or x then y.
   [[nodiscard]] std::vector<const Variable*> states() const;
+  // Their roles, in the same order.
+  [[nodiscard]] std::vector<StateRole> state_roles() const;
   [[nodiscard]] const Parameter* FindParameter(std::string_view name) const;
 };
 

@@ -1,48 +1,35 @@
 // A model reduced to an ODE with invariants, derived by symbolic differentiation only
-// (shared/DESIGN.md §3, seeds chapters 11 and 20). Everything a step needs is compiled into a
-// few expr::Programs so that one Evaluate call per stage gives it:
+// (shared/DESIGN.md §3, seeds chapters 11 and 20). The form's Formulation
+// (tether/reduce/formulation.h; the mathematics of each form is in
+// core/reduce/formulations/<form>.h) decides the reduction once; everything a step needs is
+// compiled into a few expr::Programs so that one Evaluate call per stage gives it, and one of
+// two stage kernels turns a stage's values into z':
 //
-//   mechanical (index 3), ODE state z = (q, v), N = 2n:
-//     Φ_q = ∂Φ/∂q,  h = Φ_q v + Φ_t  (velocity constraint),  a = h_q v + h_t,
-//     q' = v,   [M  −Φ_qᵀ; −Φ_q  0] [v'; λ] = [f; a + 2α h + β² Φ]   (α = β = 0 unless Baumgarte)
-//     solved as λ = S⁻¹(−(a + 2αh + β²Φ) − Φ_q M⁻¹ f), v' = M⁻¹(f + Φ_qᵀ λ), S = Φ_q M⁻¹ Φ_qᵀ,
-//     so the seed pendulum (f = −m g e₂, Φ = qᵀq − ℓ²) has λ = −m (vᵀv − g q₂)/(2 qᵀq), eq. 11.4.
-//     Invariants H = [Φ; h], H_z = [Φ_q 0; h_q Φ_q] (h_v = Φ_q).
-//   index1, x' = f(x,y,t), 0 = g(x,y,t); the "level function" c = g:
-//     kSolve (default, §20.1 addendum): z = x; every stage solves g(x,y,t) = 0 for y by Newton
-//       (y ← y − g_y⁻¹ g, warm-started from the previous y); no invariants are left to project.
-//     kOde: z = (x, y), y' = −g_y⁻¹ (g_x f + g_t); invariant g on all of z.
+//   StageKernel::kMultipliers, on z = (q, v) (stage program: M, f, Φ_q, a, Φ, h):
+//     λ = S⁻¹(−(a + 2αh + β²Φ) − Φ_q M⁻¹ f), v' = M⁻¹(f + Φ_qᵀ λ), S = Φ_q M⁻¹ Φ_qᵀ, q' = v.
+//   StageKernel::kAlgebraicNewton, x' = f(x, y, t) with y from the level c(x, y, t) = 0
+//     (stage program: f, c, c_x, c_y, c_t), by AlgebraicMode:
+//     kSolve (default, §20.1 addendum): z = x; every stage solves c(x,y,t) = 0 for y by Newton
+//       (y ← y − c_y⁻¹ c, warm-started from the previous y).
+//     kOde: z = (x, y), y' = −c_y⁻¹ (c_x f + c_t).
 //     kStage (implicit steppers): z = (x, y) and the system is M z' = F(t, z) with
-//       M = diag(I, 0), F = (f, g): the stepper solves g = 0 inside its own stage system (HW II,
-//       VI.1) instead of an inner Newton per stage; no invariants, as for kSolve.
-//   index2, x' = f(x,y,t), 0 = g(x,t); c = h = g_x f + g_t (index 1 in y: h_y = g_x f_y):
-//     kSolve: z = x, y from h(x,y,t) = 0 by Newton in every stage; invariant g on x.
-//     kOde: z = (x, y), y' = −h_y⁻¹ (h_x f + h_t) (§20.2); invariants g (on x), h (on x, y).
-//     kStage: z = (x, y), M = diag(I, 0), F = (f, h): index 2 handed to the stepper as the
-//       index-1 system in y that kSolve solves; invariant g on x, as for kSolve.
-//   implicit, reduced when read to z' = φ(t,z,w), 0 = G(t,z,w) (tether/model/model.h):
-//     kSolve: z is the ODE state, w is solved from G = 0 by the index1 Newton in every
-//     stage; invariants H_0 … H_(k−1) on z (implicit_formulation.cc maps them to the two levels).
-//     kStage: state (z, w), M = diag(I, 0), F = (φ, G); the same invariants on z.
+//       M = diag(I, 0), F = (f, c): the stepper solves c = 0 inside its own stage system (HW II,
+//       VI.1) instead of an inner Newton per stage.
 //
-// In kStage the stepper's state carries y (or w); its projection keeps the kSolve invariants,
-// which do not involve y, and then re-solves y from c = 0 at the projected x (SolveAlgebraicPart:
-// the projection onto c = 0 that keeps x, whose error is already the stepper's). Samples thus
-// hold the same (x, y(x)) as in kSolve, with y from the stepper's value as the Newton start.
+// In kStage the stepper's state carries y; its projection keeps the kSolve invariants, which do
+// not involve y, and then re-solves y from c = 0 at the projected x (SolveAlgebraicPart: the
+// projection onto c = 0 that keeps x, whose error is already the stepper's). Samples thus hold
+// the same (x, y(x)) as in kSolve, with y from the stepper's value as the Newton start.
 //
-// The invariants are ordered "position level" first (they depend on z[0, position_size())
-// only) and "velocity level" after; the sequential projector relies on this split.
+// The invariants are stacked in levels, the formulation's "position level" first (it depends on
+// z[0, position_size()) only) and the "velocity level" after; the sequential projector relies on
+// this split. Residuals() reports the largest of level 0 and of the levels after it.
 //
 // Program inputs are [states in Model::states() order, t, parameters in Model order].
 //
 // The Jacobian ∂F/∂z of z' = F(t, z), for implicit steppers (ReduceOptions::jacobian). Every
-// form's F is φ(t, z, w) with stage unknowns w defined by G(t, z, w) = 0, G_w regular:
-//   mechanical:  w = (v', λ),  φ = (v, v'),
-//                G = [M v' − Φ_qᵀ λ − f;  Φ_q v' + a + 2αh + β²Φ]   (G_w is the KKT matrix);
-//   index, kSolve:  w = y,  φ = f,  G = c;
-//   index, kOde:    w = y', φ = (f, y'),  G = c_x f + c_y y' + c_t;
-//   index, kStage:  no w,   φ = (f, c) on z = (x, y)  (∂F/∂z = [f_x f_y; c_x c_y]);
-// so by the implicit function theorem
+// form's F is φ(t, z, w) with stage unknowns w defined by G(t, z, w) = 0, G_w regular (each
+// formulation's header gives its φ, w and G), so by the implicit function theorem
 //   ∂F/∂z = φ_z − φ_w G_w⁻¹ G_z,
 // with φ_z, φ_w, G_z, G_w compiled symbolically (their structurally non-zero entries only) and
 // G_w⁻¹ G_z by one LU per evaluation. Entry (i, j) is structurally non-zero when φ_z's is or
@@ -65,6 +52,7 @@
 #include "tether/expr/expr.h"
 #include "tether/expr/program.h"
 #include "tether/model/model.h"
+#include "tether/reduce/formulation.h"
 #include "tether/reduce/mass_factor.h"
 
 namespace tether::reduce {
@@ -106,6 +94,9 @@ struct EvalFailure {
   std::string message;
 };
 
+// How Rhs turns one evaluation of the stage program into z' (file comment).
+enum class StageKernel { kMultipliers, kAlgebraicNewton };
+
 class ReducedModel;
 
 struct ReduceResult {
@@ -124,6 +115,7 @@ class ReducedModel {
 
   [[nodiscard]] const model::Model& model() const { return *model_; }
   [[nodiscard]] model::Form form() const { return model_->form; }
+  [[nodiscard]] const Formulation& formulation() const { return *formulation_; }
   [[nodiscard]] AlgebraicMode algebraic_mode() const { return options_.algebraic; }
   [[nodiscard]] const ReduceOptions& options() const { return options_; }
 
@@ -136,7 +128,7 @@ class ReducedModel {
   [[nodiscard]] std::size_t num_auxiliary() const { return aux_.size(); }
   // n for mechanical (W = diag(M, M) is available), 0 otherwise.
   [[nodiscard]] std::size_t mass_size() const { return mass_size_; }
-  [[nodiscard]] std::size_t num_states() const { return model_->num_states(); }
+  [[nodiscard]] std::size_t num_states() const { return num_states_; }
   // The constraint name each invariant row comes from (Φ_i and h_i share one).
   [[nodiscard]] const std::vector<std::string>& invariant_names() const {
     return invariant_names_;
@@ -154,9 +146,19 @@ class ReducedModel {
   // Sets y (warm start of kSolve, or the y used for kSolve invariants and outputs).
   void SetAuxiliary(std::span<const double> values);
 
-  // Newton on c(x, y, t) = 0 for y from the y given (index1/index2 in either mode; used by
-  // Rhs in kSolve mode and by consistent initialization). `iterations` may be null.
+  // Newton on c(x, y, t) = 0 for y from the y given (kernel kAlgebraicNewton in every mode;
+  // used by Rhs in kSolve mode and by consistent initialization). `iterations` may be null.
   bool SolveAlgebraic(double t, std::span<const double> x, std::span<double> y, int* iterations);
+
+  // Consistent initialization: the invariant levels to project onto first, then
+  // InitializeAuxiliary at the projected z: λ from Rhs (kMultipliers), or y solved from
+  // c = 0 starting at the full `state`'s y into auxiliary() (and z's y in kOde and kStage),
+  // with the Newton iterations added to `iterations`.
+  [[nodiscard]] InitializationPlan initialization_plan() const {
+    return formulation_->initialization();
+  }
+  bool InitializeAuxiliary(double t, std::span<double> z, std::span<const double> state,
+                           int* iterations);
 
   // H(t, z) (num_invariants()) and H_z (row-major num_invariants() × N). In kSolve mode the
   // y fed to the programs is auxiliary() (g does not depend on it).
@@ -178,7 +180,8 @@ class ReducedModel {
   // since Build: the work unit of Rhs, which in kSolve costs one per Newton iteration plus one.
   [[nodiscard]] std::uint64_t stage_evaluations() const { return stage_evaluations_; }
 
-  // ‖Φ‖∞ (or ‖g‖∞) and ‖h‖∞ (0 for index 1) at the full state (z with auxiliary()).
+  // The largest |H| of invariant level 0 (‖Φ‖∞, or ‖g‖∞) and of the levels after it (‖h‖∞;
+  // 0 when there are none) at the full state (z with auxiliary()).
   bool Residuals(double t, std::span<const double> z, double* position, double* velocity);
 
   // The full state over Model::states() from z (and auxiliary() y in kSolve mode), and back
@@ -206,23 +209,12 @@ class ReducedModel {
  private:
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+  friend struct FormulationBuild;  // compiles the programs and sets the layout
+
   ReducedModel() = default;
-  void Compile(expr::Context& context, const std::vector<expr::Expr>& inputs,
-               const std::vector<expr::Expr>& stage, const std::vector<expr::Expr>& invariants,
-               const std::vector<expr::Expr>& mass, const std::vector<expr::Expr>& outputs);
-  void BuildMechanical(expr::Context& context, const std::vector<expr::Expr>& inputs);
-  void BuildIndex(expr::Context& context, const std::vector<expr::Expr>& inputs);
-  // [H; H_z] of the implicit form, and the sizes of its levels (implicit_formulation.cc).
-  std::vector<expr::Expr> BuildImplicitInvariants(expr::Context& context,
-                                                  const std::vector<expr::Expr>& inputs);
+  // Takes the sizes and layouts the formulation decided (formulation_build.h).
+  void Apply(const FormulationBuild& build);
   [[nodiscard]] std::vector<expr::Expr> ImportOutputs(expr::Context& context) const;
-  // F = φ(t, z, w) with G(t, z, w) = 0 (file comment), in symbols of the build context.
-  struct StageEquations {
-    std::vector<expr::Expr> z, w, phi, g;
-    std::vector<expr::Expr> extra_inputs;  // symbols after [states, t, parameters]: new w, α, β
-  };
-  void CompileJacobian(expr::Context& context, const std::vector<expr::Expr>& inputs,
-                       const StageEquations& equations);
   void LoadJacobianInputs(std::span<const double> z, std::span<const double> zdot);
   void Allocate();
   void LoadState(double t, std::span<const double> state);
@@ -237,21 +229,44 @@ class ReducedModel {
   // at the inputs in in_, with the values of its names; "" when all are (a derivative is not).
   [[nodiscard]] std::string DescribeNonFinite() const;
   bool FailSingularRows(double t, const Eigen::MatrixXd& rows, const char* what);
-  [[nodiscard]] const char* AlgebraicJacobianName() const;  // "g_y", "h_y = g_x f_y", "G_w …"
 
+ public:
+  // A block of H_z: `rows` × `width` values, row-major at `source` of the invariants program's
+  // outputs, placed at (row, col) of H_z.
+  struct InvariantBlock {
+    std::size_t source = 0;
+    std::size_t row = 0;
+    std::size_t col = 0;
+    std::size_t rows = 0;
+    std::size_t width = 0;
+  };
+  // Values [offset, offset + count) of the invariants program's outputs: one level's residuals.
+  struct ResidualLevel {
+    std::size_t offset = 0;
+    std::size_t count = 0;
+  };
+
+ private:
   std::shared_ptr<const model::Model> model_;
   std::shared_ptr<const expr::Context> context_;
+  const Formulation* formulation_ = nullptr;  // the registry's, never null after Build
   ReduceOptions options_;
 
-  std::size_t n_ = 0;    // coordinates (mechanical) or differential variables
-  std::size_t m_ = 0;    // constraints (= algebraic variables for index1/2)
+  StageKernel kernel_ = StageKernel::kMultipliers;
+  std::size_t n_ = 0;    // coordinates (kMultipliers) or differential variables
+  std::size_t m_ = 0;    // constraints (= algebraic variables for kAlgebraicNewton)
+  std::size_t num_states_ = 0;  // Model::num_states()
   std::size_t ode_size_ = 0;
   std::size_t position_size_ = 0;
   std::size_t num_pos_inv_ = 0;
   std::size_t num_vel_inv_ = 0;
   std::size_t mass_size_ = 0;
-  std::size_t level0_size_ = 0;  // implicit: rows of H_0, the "position" residual
   std::vector<std::string> invariant_names_;
+  // H = the first num_invariants() outputs of invariants_; H_z from these blocks.
+  std::vector<InvariantBlock> invariant_blocks_;
+  // Level 0, then the levels reported together as the velocity residual.
+  std::vector<ResidualLevel> residual_levels_;
+  std::string algebraic_jacobian_name_;  // "g_y", "h_y = g_x f_y", "G_w …"
   double alpha_ = 0.0;
   double beta_ = 0.0;
 

@@ -1,11 +1,13 @@
-#include "model/implicit_spec.h"
+#include "model/forms/implicit.h"
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "model/spec_reading.h"
 #include "tether/structure/jets.h"
 
 namespace tether::model {
@@ -13,9 +15,19 @@ namespace {
 
 using expr::Expr;
 
+constexpr std::array<std::string_view, 2> kFields = {"variables", "equations"};
+
+// The equations as written, until the analysis reduces them.
+struct WrittenEquations {
+  std::vector<Variable> variables;          // as written, units already read
+  std::vector<std::string> equation_names;  // "equations[i]" unless named
+  std::vector<std::string> equation_paths;  // "equations[i]" or "equations[i].expr"
+  std::vector<expr::Expr> equations;        // residuals lhs − rhs, definitions substituted
+};
+
 // One problem; the analysis' message names every equation and variable involved. Its path is
 // the one equation's when only one is involved, else "equations".
-void ReportStructureError(const structure::StructureError& error, const ImplicitSpec& spec,
+void ReportStructureError(const structure::StructureError& error, const WrittenEquations& spec,
                           std::vector<SpecProblem>& problems) {
   const std::string hint =
       error.kind == structure::StructureErrorKind::kStructurallySingular
@@ -45,9 +57,9 @@ std::vector<std::size_t> StateOrder(const structure::SemiExplicitSystem& system)
   return order;
 }
 
-}  // namespace
-
-void ReduceImplicitSpec(ImplicitSpec spec, std::size_t max_new_nodes, Model& model,
+// Fills `model` (outputs with definitions substituted) from `spec`, or appends the problems
+// found. `max_new_nodes` bounds the expression nodes the reduction may add.
+void ReduceImplicitSpec(WrittenEquations spec, std::size_t max_new_nodes, Model& model,
                         std::vector<SpecProblem>& problems) {
   expr::Context& cx = *model.context;
   structure::ImplicitDae dae;
@@ -128,6 +140,76 @@ void ReduceImplicitSpec(ImplicitSpec spec, std::size_t max_new_nodes, Model& mod
     if (v.state != structure::kNone) v.state = position[v.state];
   }
   model.implicit = std::move(form);
+}
+
+class ImplicitReader final : public FormReader {
+ public:
+  void ReadVariables(SpecReading& reader, const Json& document) override {
+    reader.ReadVariables(document, "variables", NameKind::kVariable, true, written_.variables);
+    if (reader.refused()) return;
+    if (Field(document, "variables") != nullptr && written_.variables.empty()) {
+      reader.Problem("variables", "the model has no variables: name at least one");
+    }
+  }
+
+  // `lhs = rhs` or a residual, each a string or an object {"name": …, "expr": …}; exactly one
+  // per variable.
+  void ReadEquations(SpecReading& reader, const Json& document) override {
+    const Json* list = reader.TypedField(document, "", "equations", Json::value_t::array, true);
+    if (list == nullptr) return;
+    const std::size_t n = written_.variables.size();
+    if (list->size() != n) {
+      reader.Problem("equations", "has " + std::to_string(list->size()) +
+                                      " equations but there are " + std::to_string(n) +
+                                      " variables; form 'implicit' needs exactly one equation "
+                                      "per variable");
+    }
+    const Site site{"an equation", Bit(NameKind::kParameter) | Bit(NameKind::kVariable), "",
+                    true};
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      NamedExpression entry = reader.ReadNamedExpression((*list)[i], Index("equations", i), i, site);
+      written_.equation_names.push_back(std::move(entry.name));
+      written_.equation_paths.push_back(std::move(entry.path));
+      written_.equations.push_back(entry.expr);
+    }
+  }
+
+  std::vector<std::vector<expr::Expr>*> Expressions() override { return {&written_.equations}; }
+
+  void Build(SpecReading& reader) override {
+    ReduceImplicitSpec(std::move(written_), reader.limits().max_nodes, reader.model(),
+                       reader.problems());
+    reader.CheckNodeCount();
+  }
+
+ private:
+  WrittenEquations written_;
+};
+
+}  // namespace
+
+std::span<const std::string_view> ImplicitSpec::fields() const { return kFields; }
+
+// The reduced system's states are the semi-explicit forms' (x = z, y = w).
+void ImplicitSpec::States(const Model& model, std::vector<const Variable*>& states,
+                          std::vector<StateRole>* roles) const {
+  AppendStates(model.differential, StateRole::kDifferential, states, roles);
+  AppendStates(model.algebraic, StateRole::kAlgebraic, states, roles);
+}
+
+std::string_view ImplicitSpec::RefusedField(std::string_view key) const {
+  if (key != "constraints") return {};
+  return "form 'implicit' has no field 'constraints': write each constraint as one of the "
+         "equations, e.g. \"x^2 + y^2 = l^2\"";
+}
+
+std::vector<std::string> ImplicitSpec::DescribedInvariants(const Model& model) const {
+  if (model.implicit == nullptr || model.implicit->invariant_names.empty()) return {};
+  return model.implicit->invariant_names.front();
+}
+
+std::unique_ptr<FormReader> ImplicitSpec::NewReader() const {
+  return std::make_unique<ImplicitReader>();
 }
 
 }  // namespace tether::model

@@ -1,0 +1,104 @@
+#include "reduce/formulations/mechanical.h"
+
+#include <vector>
+
+#include "reduce/formulation_build.h"
+
+namespace tether::reduce {
+
+using expr::Expr;
+using namespace symbolic;
+
+std::string MechanicalFormulation::Check(const model::Model& model,
+                                         const ReduceOptions& options) const {
+  const std::size_t n = model.coordinates.size();
+  if (model.velocities.size() != n || model.mass.size() != n * n || model.forces.size() != n) {
+    return "model '" + model.name + "': mechanical sizes are inconsistent";
+  }
+  if (options.algebraic == AlgebraicMode::kStage) {
+    return "model '" + model.name +
+           "': the mechanical form has no algebraic variables for algebraic mode 'stage'";
+  }
+  return {};
+}
+
+void MechanicalFormulation::Build(FormulationBuild& b) const {
+  const model::Model& model = b.model;
+  expr::Context& cx = b.context;
+  const std::size_t n = model.coordinates.size();
+  const std::size_t m = model.constraints.size();
+  const std::vector<Expr> q = Slice(b.inputs, 0, n);
+  const std::vector<Expr> v = Slice(b.inputs, n, 2 * n);
+  const Expr t = b.inputs[2 * n];
+  const std::vector<Expr> mass = ImportAll(cx, *model.context, model.mass);
+  const std::vector<Expr> forces = ImportAll(cx, *model.context, model.forces);
+  const std::vector<Expr> phi = ImportAll(cx, *model.context, model.constraints);
+
+  const auto phi_q = JacobianOf(cx, phi, q);
+  const std::vector<Expr> phi_t = Diffs(cx, phi, t);
+  std::vector<Expr> h;  // h = Φ_q v + Φ_t
+  for (std::size_t i = 0; i < phi.size(); ++i) h.push_back(cx.Add(Dot(cx, phi_q[i], v), phi_t[i]));
+  const auto h_q = JacobianOf(cx, h, q);
+  const std::vector<Expr> h_t = Diffs(cx, h, t);
+  std::vector<Expr> a;  // a = h_q v + h_t
+  for (std::size_t i = 0; i < h.size(); ++i) a.push_back(cx.Add(Dot(cx, h_q[i], v), h_t[i]));
+
+  std::vector<Expr> stage = mass;  // the kMultipliers layout: M, f, Φ_q, a, Φ, h
+  Append(&stage, forces);
+  Append(&stage, phi_q);
+  Append(&stage, a);
+  Append(&stage, phi);
+  Append(&stage, h);
+  std::vector<Expr> invariants = phi;  // Φ, h, Φ_q, h_q
+  Append(&invariants, h);
+  Append(&invariants, phi_q);
+  Append(&invariants, h_q);
+  b.Compile(stage, invariants, mass);
+  if (b.options.jacobian) {
+    FormulationBuild::StageEquations eq;
+    eq.z = Slice(b.inputs, 0, 2 * n);
+    const std::vector<Expr> vdot = NewSymbols(cx, "$vdot", n);
+    const std::vector<Expr> lambda = NewSymbols(cx, "$lambda", phi.size());
+    const Expr alpha = cx.Symbol("$alpha");
+    const Expr beta = cx.Symbol("$beta");
+    eq.w = vdot;
+    Append(&eq.w, lambda);
+    eq.phi = v;
+    Append(&eq.phi, vdot);
+    for (std::size_t k = 0; k < n; ++k) {  // M v' − Φ_qᵀ λ − f
+      const std::vector<Expr> mass_row = Slice(mass, k * n, (k + 1) * n);
+      Expr row = cx.Sub(Dot(cx, mass_row, vdot), forces[k]);
+      for (std::size_t i = 0; i < phi.size(); ++i) row = cx.Sub(row, cx.Mul(phi_q[i][k], lambda[i]));
+      eq.g.push_back(row);
+    }
+    for (std::size_t i = 0; i < phi.size(); ++i) {  // Φ_q v' + a + 2αh + β²Φ
+      Expr row = cx.Add(Dot(cx, phi_q[i], vdot), a[i]);
+      row = cx.Add(row, cx.Mul(cx.Mul(cx.Constant(2.0), alpha), h[i]));
+      row = cx.Add(row, cx.Mul(cx.Mul(beta, beta), phi[i]));
+      eq.g.push_back(row);
+    }
+    eq.extra_inputs = eq.w;
+    eq.extra_inputs.push_back(alpha);
+    eq.extra_inputs.push_back(beta);
+    b.CompileJacobian(eq);
+  }
+
+  b.kernel = StageKernel::kMultipliers;
+  b.n = n;
+  b.m = m;
+  b.ode_size = 2 * n;
+  b.position_size = n;
+  b.num_position_invariants = m;
+  b.num_velocity_invariants = m;
+  b.mass_size = n;
+  b.invariant_names = model.constraint_names;
+  Append(&b.invariant_names, model.constraint_names);
+  b.invariant_blocks = {
+      {.source = 2 * m, .row = 0, .col = 0, .rows = m, .width = n},          // Φ_q
+      {.source = 2 * m + m * n, .row = m, .col = 0, .rows = m, .width = n},  // h_q
+      {.source = 2 * m, .row = m, .col = n, .rows = m, .width = n},          // h_v = Φ_q
+  };
+  b.residual_levels = {{.offset = 0, .count = m}, {.offset = m, .count = m}};  // Φ, h
+}
+
+}  // namespace tether::reduce
