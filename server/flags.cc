@@ -105,6 +105,9 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
                   "host:port of a plaintext port serving grpc.health.v1 only, for probes that "
                   "speak no TLS (the kubelet's)")
       ->envname("TETHER_HEALTH_LISTEN");
+  app->add_option("--metrics-listen", c.metrics_listen,
+                  "host:port of a plaintext HTTP port serving Prometheus metrics at /metrics")
+      ->envname("TETHER_METRICS_LISTEN");
   app->add_option("--token-file", c.token_file,
                   "file of bearer tokens, one line TENANT:SALT:HASH each (`tether-server "
                   "hash-token` writes one); every call then needs a token, and each tenant sees "

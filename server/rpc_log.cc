@@ -59,12 +59,17 @@ LogLevel LevelOf(grpc::StatusCode code) {
   }
 }
 
-RpcLog::RpcLog(bool enabled, LogLevel min_level, std::string method, std::string session)
+RpcLog::RpcLog(bool enabled, LogLevel min_level, Metrics* metrics, bool streaming,
+               std::string method, std::string session)
     : enabled_(enabled),
       min_level_(min_level),
+      metrics_(metrics),
+      streaming_(streaming),
       method_(std::move(method)),
       session_(std::move(session)),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()) {
+  if (metrics_ != nullptr) metrics_->Started(method_, streaming_);
+}
 
 void RpcLog::set_call(const grpc::CallbackServerContext& context) {
   peer_ = context.peer();
@@ -77,10 +82,15 @@ void RpcLog::set_call(const grpc::CallbackServerContext& context) {
 grpc::Status RpcLog::Finish(const grpc::Status& status) {
   const grpc::Status traced = WithTrace(status, trace_);
   const LogLevel level = LevelOf(status.error_code());
-  if (!enabled_ || written_ || level < min_level_) return traced;
-  written_ = true;
   const std::chrono::duration<double, std::milli> elapsed =
       std::chrono::steady_clock::now() - start_;
+  if (metrics_ != nullptr && !finished_) {
+    metrics_->Handled(method_, streaming_, status.error_code(), elapsed.count() / 1000.0);
+    if (samples_) metrics_->Streamed(*samples_, frames_, termination_);
+  }
+  finished_ = true;
+  if (!enabled_ || written_ || level < min_level_) return traced;
+  written_ = true;
   nlohmann::json line = {{"time", NowUtc()},
                          {"level", LogLevelName(level)},
                          {"method", method_},

@@ -16,6 +16,7 @@
 #include <grpcpp/support/status.h>
 
 #include "errors.h"
+#include "metrics.h"
 #include "tether/server/server.h"
 
 namespace tether::server {
@@ -24,7 +25,10 @@ namespace tether::server {
 class RpcLog {
  public:
   // `enabled` false: no line (ServerConfig::log_rpcs); lines below `min_level` are not written.
-  RpcLog(bool enabled, LogLevel min_level, std::string method, std::string session = {});
+  // `metrics` (may be null) counts the call: started now, handled at Finish; `streaming` for
+  // StreamStates and Simulate.
+  RpcLog(bool enabled, LogLevel min_level, Metrics* metrics, bool streaming, std::string method,
+         std::string session = {});
   // The caller's address and its W3C traceparent, from the call's context.
   void set_call(const grpc::CallbackServerContext& context);
   void set_session(std::string session) { session_ = std::move(session); }
@@ -32,8 +36,9 @@ class RpcLog {
   void set_tenant(std::string tenant) { tenant_ = std::move(tenant); }
   void set_model(std::string model) { model_ = std::move(model); }
   // A stream's delivered samples and termination reason (proto enum name).
-  void set_stream(std::uint64_t samples, std::string termination) {
+  void set_stream(std::uint64_t samples, std::uint64_t frames, std::string termination) {
     samples_ = samples;
+    frames_ = frames;
     termination_ = std::move(termination);
   }
   [[nodiscard]] const TraceContext& trace() const { return trace_; }
@@ -44,7 +49,11 @@ class RpcLog {
  private:
   bool enabled_;
   LogLevel min_level_;
+  Metrics* metrics_;
+  bool streaming_;
   bool written_ = false;
+  bool finished_ = false;
+  std::uint64_t frames_ = 0;
   std::string method_;
   std::string peer_;
   std::string session_;

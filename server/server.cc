@@ -19,6 +19,7 @@
 
 #include "errors.h"
 #include "rpc_log.h"
+#include "metrics_http.h"
 #include "service.h"
 #include "tether/version.h"
 #include "transport_security.h"
@@ -79,6 +80,7 @@ bool LoadModelsDir(model::ModelRegistry* registry, const std::string& dir, std::
 nlohmann::json ConfigToJson(const ServerConfig& c) {
   return {{"listen", c.listen},
           {"health_listen", c.health_listen},
+          {"metrics_listen", c.metrics_listen},
           {"models_dir", c.models_dir},
           {"max_sessions", c.max_sessions},
           {"max_streams", c.max_streams},
@@ -209,6 +211,27 @@ struct Server::Impl {
   int port = 0;
   std::unique_ptr<grpc::Server> health_server;  // config.health_listen: health only, plaintext
   int health_port = 0;
+  std::unique_ptr<MetricsHttp> metrics_http;  // config.metrics_listen
+
+  // The exposition text of one scrape: counters plus the gauges read now.
+  std::string RenderMetrics() {
+    std::size_t registered = 0;
+    for (const auto& entry : state.registry.List()) registered += entry.builtin ? 0 : 1;
+    const std::vector<Metrics::Gauge> gauges = {
+        {"tether_sessions", "Live sessions.", static_cast<double>(state.sessions.size())},
+        {"tether_open_streams", "Open StreamStates and Simulate calls.",
+         static_cast<double>(OpenStreams())},
+        {"tether_busy_workers", "Worker threads computing now.",
+         static_cast<double>(state.pool.busy())},
+        {"tether_queued_tasks", "Worker tasks waiting.", static_cast<double>(state.pool.queued())},
+        {"tether_replay_bytes_held", "Bytes of all sessions' replay histories.",
+         static_cast<double>(state.sessions.replay_bytes_held())},
+        {"tether_registered_models", "Models registered in the shared registry (without tenants "
+                                     "every registered model; with tenants the models_dir ones).",
+         static_cast<double>(registered)},
+        {"tether_draining", "1 while the server drains.", state.draining.load() ? 1.0 : 0.0}};
+    return state.metrics.Render(gauges);
+  }
 
   std::mutex janitor_mutex;
   std::condition_variable janitor_wake;
@@ -279,6 +302,15 @@ std::unique_ptr<Server> Server::Start(const ServerConfig& config, std::string* e
       return nullptr;
     }
   }
+  if (!config.metrics_listen.empty()) {
+    impl->metrics_http = MetricsHttp::Start(
+        config.metrics_listen, [raw = impl.get()] { return raw->RenderMetrics(); }, error);
+    if (impl->metrics_http == nullptr) {
+      impl->server->Shutdown();
+      if (impl->health_server != nullptr) impl->health_server->Shutdown();
+      return nullptr;
+    }
+  }
   impl->SetServing(true);
   impl->janitor = std::thread([raw = impl.get()] { raw->Janitor(); });
   return std::unique_ptr<Server>(new Server(std::move(impl)));
@@ -291,6 +323,10 @@ std::shared_ptr<grpc::Channel> Server::InProcessChannel() {
 int Server::port() const { return impl_->port; }
 
 int Server::health_port() const { return impl_->health_port; }
+
+int Server::metrics_port() const {
+  return impl_->metrics_http == nullptr ? 0 : impl_->metrics_http->port();
+}
 
 void Server::Shutdown(std::chrono::milliseconds grace) {
   {
@@ -369,6 +405,7 @@ int RunServer(const ServerConfig& config) {
                             {"authentication", config.token_file.empty() ? "none" : "bearer tokens"},
                             {"config", ConfigToJson(config)}};
   if (!config.health_listen.empty()) serving["health_port"] = server->health_port();
+  if (!config.metrics_listen.empty()) serving["metrics_port"] = server->metrics_port();
   // The port line is written whatever the level: tests and scripts read the port from it.
   std::fprintf(stderr, "%s\n", serving.dump(-1, ' ', false,
                                             nlohmann::json::error_handler_t::replace).c_str());

@@ -139,8 +139,9 @@ ServiceState::ServiceState(const ServerConfig& config_in)
 // ---- calls -----------------------------------------------------------------------------------
 
 RpcLog SimulationService::Log(std::string method, std::string session, std::string model) const {
-  RpcLog log(state_->config.log_rpcs, state_->config.log_level, std::move(method),
-             std::move(session));
+  const bool streaming = method.ends_with("/StreamStates") || method.ends_with("/Simulate");
+  RpcLog log(state_->config.log_rpcs, state_->config.log_level, &state_->metrics, streaming,
+             std::move(method), std::move(session));
   log.set_model(std::string(StripPrefix(model, kModelPrefix)));
   return log;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "auth.h"
+#include "metrics.h"
 #include "session.h"
 #include "state_stream.h"
 #include "tether/model/registry.h"
@@ -36,6 +37,7 @@ struct ServiceState {
   SessionStore sessions;
   WorkerPool pool;
   StreamCounters counters;
+  Metrics metrics;  // served on config.metrics_listen
   std::atomic<bool> draining{false};
   const std::chrono::system_clock::time_point start_time = std::chrono::system_clock::now();
 

@@ -124,6 +124,7 @@ void StateStream::OnWriteDone(bool ok) {
     if (ok) {
       source_->Delivered(chunk_.frame());
       samples_delivered_ += static_cast<std::uint64_t>(chunk_.frame().t_size());
+      ++frames_delivered_;
     }
   }
   if (!ok) {
@@ -147,7 +148,7 @@ void StateStream::End(const simulate::Status& end, const grpc::Status& status) {
   if (phase_ == Phase::kFinished) return;
   phase_ = Phase::kFinished;
   if (begun_) source_->End(end);
-  log_.set_stream(samples_delivered_, v1::Termination_Name(TerminationToProto(end.reason)));
+  log_.set_stream(samples_delivered_, frames_delivered_, v1::Termination_Name(TerminationToProto(end.reason)));
   Finish(log_.Finish(status));
 }
 

@@ -75,6 +75,7 @@ class StateStream final : public grpc::ServerWriteReactor<v1::StateChunk> {
   bool frame_in_flight_ = false;
   std::size_t frames_held_ = 0;  // computed and not yet written: 0 or 1
   std::uint64_t samples_delivered_ = 0;  // in frames whose write completed, for the log line
+  std::uint64_t frames_delivered_ = 0;
   simulate::Status end_;        // set when the source reported its end
   bool ended_ = false;
   grpc::Status final_status_;

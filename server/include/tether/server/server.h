@@ -102,6 +102,9 @@ struct ServerConfig {
   // lists nothing else), for probes that speak no TLS (the kubelet's native gRPC probe); empty =
   // none. Follows the main port's status (NOT_SERVING on drain).
   std::string health_listen;
+  // host:port of a plaintext HTTP port serving Prometheus metrics at GET /metrics
+  // (server/metrics.h lists them); empty = none. Port 0 picks a free one (Server::metrics_port).
+  std::string metrics_listen;
 
   // Bearer tokens and tenants (server/auth.h documents the file: lines TENANT:SALT:HASH, salted
   // SHA-256 hashes, re-read when it changes). Empty = no authentication: one anonymous tenant,
@@ -158,6 +161,8 @@ class Server {
   [[nodiscard]] int port() const;
   // The bound port of config.health_listen; 0 without one.
   [[nodiscard]] int health_port() const;
+  // The bound port of config.metrics_listen; 0 without one.
+  [[nodiscard]] int metrics_port() const;
   // Drains: health NOT_SERVING (every HealthServiceNames() name), new sessions and streams
   // refused (UNAVAILABLE), open streams may run on for ≤ grace, then are cancelled
   // (UNAVAILABLE). Idempotent.
