@@ -173,8 +173,11 @@ void OptionsToProto(const simulate::Options& o, v1::SimulationOptions* out) {
     case simulate::Projection::kCoupled: out->set_projection(v1::PROJECTION_METHOD_COUPLED); break;
     case simulate::Projection::kSequential: out->set_projection(v1::PROJECTION_METHOD_SEQUENTIAL); break;
   }
-  out->set_metric(o.metric == simulate::Metric::kMass ? v1::PROJECTION_METRIC_MASS
-                                                     : v1::PROJECTION_METRIC_EUCLIDEAN);
+  switch (o.metric) {
+    case simulate::Metric::kEuclidean: out->set_metric(v1::PROJECTION_METRIC_EUCLIDEAN); break;
+    case simulate::Metric::kMass: out->set_metric(v1::PROJECTION_METRIC_MASS); break;
+    case simulate::Metric::kWeighted: out->set_metric(v1::PROJECTION_METRIC_WEIGHTED); break;
+  }
   out->set_newton(o.newton == simulate::NewtonVariant::kSimplified ? v1::NEWTON_VARIANT_SIMPLIFIED
                                                                    : v1::NEWTON_VARIANT_FULL);
   out->set_algebraic(o.algebraic == simulate::AlgebraicMode::kOde ? v1::ALGEBRAIC_MODE_ODE
@@ -223,6 +226,7 @@ simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::
     case v1::PROJECTION_METRIC_UNSPECIFIED: break;
     case v1::PROJECTION_METRIC_EUCLIDEAN: o.metric = simulate::Metric::kEuclidean; break;
     case v1::PROJECTION_METRIC_MASS: o.metric = simulate::Metric::kMass; break;
+    case v1::PROJECTION_METRIC_WEIGHTED: o.metric = simulate::Metric::kWeighted; break;
     default: Violation(violations, "options.metric", p.metric());
   }
   switch (p.newton()) {

@@ -1,5 +1,7 @@
 #include "cli/app.h"
 
+#include "cli/enum_text.h"
+
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -68,18 +70,20 @@ void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
   run->add_option("--newton-iterations", o->max_newton_iterations,
                   "Newton iterations of a projection at most (default 10)");
   run->add_option("--newton", o->newton, "Projection Newton variant (default full)")
-      ->check(CLI::IsMember({"full", "simplified"}));
+      ->check(CLI::IsMember(EnumOption<v1::NewtonVariant>::Words()));
   run->add_option("--algebraic", o->algebraic,
                   "Index-1/2 models: solve the algebraic variables in every stage (solve, "
                   "default) or integrate them as an ODE with projection (ode)")
-      ->check(CLI::IsMember({"solve", "ode"}));
+      ->check(CLI::IsMember(EnumOption<v1::AlgebraicMode>::Words()));
   run->add_option("--fixed", o->fixed,
                   "A state initialization must not move (repeatable)")
       ->allow_extra_args(false);
-  run->add_option("--projection", o->projection, "Projection onto the invariants (default coupled)")
-      ->check(CLI::IsMember({"coupled", "sequential", "none", "baumgarte"}));
-  run->add_option("--metric", o->metric, "Projection metric (default euclidean)")
-      ->check(CLI::IsMember({"euclidean", "mass"}));
+  run->add_option("--projection", o->projection, "Projection onto the invariants (default sequential)")
+      ->check(CLI::IsMember(EnumOption<v1::ProjectionMethod>::Words()));
+  run->add_option("--metric", o->metric,
+                  "Projection metric (default euclidean; weighted: the error control's own "
+                  "norm)")
+      ->check(CLI::IsMember(EnumOption<v1::ProjectionMetric>::Words()));
   run->add_option("--switch-detection", o->switch_detection,
                   "Inequality models: on = locate each switch and end the step there (keeps the "
                   "method's order); off = only project each step onto c >= 0 (first order) "

@@ -12,4 +12,22 @@ std::string EnumText(std::string_view name, std::string_view prefix) {
   return text;
 }
 
+std::vector<std::string> EnumWords(const google::protobuf::EnumDescriptor& type,
+                                   std::string_view prefix) {
+  std::vector<std::string> words;
+  for (int i = 0; i < type.value_count(); ++i) {
+    if (type.value(i)->number() != 0) words.push_back(EnumText(type.value(i)->name(), prefix));
+  }
+  return words;
+}
+
+int EnumValueOf(const google::protobuf::EnumDescriptor& type, std::string_view prefix,
+                std::string_view word) {
+  for (int i = 0; i < type.value_count(); ++i) {
+    const google::protobuf::EnumValueDescriptor& value = *type.value(i);
+    if (value.number() != 0 && EnumText(value.name(), prefix) == word) return value.number();
+  }
+  return 0;
+}
+
 }  // namespace tether::cli

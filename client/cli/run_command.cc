@@ -1,12 +1,10 @@
 #include "cli/run_command.h"
 
-#include <cerrno>
+#include "cli/enum_text.h"
+
 #include <charconv>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "cli/exit_codes.h"
 #include "cli/exit_status.h"
@@ -23,32 +21,6 @@ bool ParseDouble(const std::string& text, double* value) {
   const char* end = text.data() + text.size();
   const auto result = std::from_chars(text.data(), end, *value);
   return result.ec == std::errc() && result.ptr == end && !text.empty();
-}
-
-v1::ProjectionMethod ProjectionOf(const std::string& name) {
-  if (name == "none") return v1::PROJECTION_METHOD_NONE;
-  if (name == "baumgarte") return v1::PROJECTION_METHOD_BAUMGARTE;
-  if (name == "coupled") return v1::PROJECTION_METHOD_COUPLED;
-  if (name == "sequential") return v1::PROJECTION_METHOD_SEQUENTIAL;
-  return v1::PROJECTION_METHOD_UNSPECIFIED;
-}
-
-v1::NewtonVariant NewtonOf(const std::string& name) {
-  if (name == "full") return v1::NEWTON_VARIANT_FULL;
-  if (name == "simplified") return v1::NEWTON_VARIANT_SIMPLIFIED;
-  return v1::NEWTON_VARIANT_UNSPECIFIED;
-}
-
-v1::AlgebraicMode AlgebraicOf(const std::string& name) {
-  if (name == "solve") return v1::ALGEBRAIC_MODE_SOLVE;
-  if (name == "ode") return v1::ALGEBRAIC_MODE_ODE;
-  return v1::ALGEBRAIC_MODE_UNSPECIFIED;
-}
-
-v1::ProjectionMetric MetricOf(const std::string& name) {
-  if (name == "euclidean") return v1::PROJECTION_METRIC_EUCLIDEAN;
-  if (name == "mass") return v1::PROJECTION_METRIC_MASS;
-  return v1::PROJECTION_METRIC_UNSPECIFIED;
 }
 
 }  // namespace
@@ -101,11 +73,11 @@ bool BuildSimulateRequest(const RunCommandOptions& options, v1::SimulateRequest*
   if (options.max_steps) o->set_max_steps(*options.max_steps);
   if (options.projection_tolerance) o->set_projection_tolerance(*options.projection_tolerance);
   if (options.max_newton_iterations) o->set_max_newton_iterations(*options.max_newton_iterations);
-  o->set_newton(NewtonOf(options.newton));
-  o->set_algebraic(AlgebraicOf(options.algebraic));
+  o->set_newton(EnumOption<v1::NewtonVariant>::Parse(options.newton));
+  o->set_algebraic(EnumOption<v1::AlgebraicMode>::Parse(options.algebraic));
   for (const std::string& name : options.fixed) request->add_fixed(name);
-  o->set_projection(ProjectionOf(options.projection));
-  o->set_metric(MetricOf(options.metric));
+  o->set_projection(EnumOption<v1::ProjectionMethod>::Parse(options.projection));
+  o->set_metric(EnumOption<v1::ProjectionMetric>::Parse(options.metric));
   if (options.switch_detection) o->set_switch_detection(*options.switch_detection);
   if (options.switch_tolerance) o->set_switch_tolerance(*options.switch_tolerance);
   if (options.max_switches) o->set_max_switches(*options.max_switches);
@@ -129,7 +101,7 @@ std::string InitializationText(const v1::InitializationReport& report) {
 std::string PlotTitle(const RunCommandOptions& options) {
   std::string title = options.spec_file.empty() ? options.model : options.spec_file;
   title += " — " + (options.method.empty() ? std::string("dp5") : options.method);
-  title += ", projection " + (options.projection.empty() ? std::string("coupled") : options.projection);
+  title += ", projection " + (options.projection.empty() ? std::string("sequential") : options.projection);
   return title;
 }
 

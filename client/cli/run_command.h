@@ -22,7 +22,7 @@ struct RunCommandOptions {
   std::string model;      // catalog or registered name; empty when `spec_file` is given
   std::string spec_file;  // a JSON spec run inline (not registered); empty = use `model`
   // Absent fields take the server's defaults (the spec's suggestions, else t_end 10 s and
-  // output_interval 0.01 s; dp5, rtol 1e-8, atol 1e-10, coupled, euclidean).
+  // output_interval 0.01 s; dp5, rtol 1e-8, atol 1e-10, sequential, euclidean).
   std::optional<double> t_end;            // [s]
   std::optional<double> output_interval;  // [s], 0 = every accepted step
   std::string method;                     // one of simulate::MethodNames(); "" = server default
@@ -37,8 +37,8 @@ struct RunCommandOptions {
   std::string newton;     // "full", "simplified"; "" = full
   std::string algebraic;  // "solve", "ode"; "" = solve
   std::vector<std::string> fixed;  // initial values initialization must not move
-  std::string projection;  // "coupled", "sequential", "none", "baumgarte"; "" = coupled
-  std::string metric;      // "euclidean", "mass"; "" = euclidean
+  std::string projection;  // "coupled", "sequential", "none", "baumgarte"; "" = sequential
+  std::string metric;      // "euclidean", "mass", "weighted"; "" = the server's default
   // Models with inequalities; absent fields take the server's defaults (detection on, automatic
   // tolerance, at most 20 switches within 1e-6 s).
   std::optional<bool> switch_detection;     // locate switches (true) or only project steps (false)

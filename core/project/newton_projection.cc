@@ -42,6 +42,14 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
   target_.assign(block.col_end - block.col_begin, 0.0);
   mass_.assign(n_ * n_, 0.0);
   inverse_weights_.clear();
+  block_atol_.clear();
+  if (options.metric == Metric::kWeighted) {
+    inverse_weights_.assign(nb, 1.0);
+    const std::vector<double>& atol = options.weight_atol;
+    for (std::size_t j = block.col_begin; j < block.col_end; ++j) {
+      block_atol_.push_back(atol.size() == cols_ ? atol[j] : atol.front());
+    }
+  }
   h_b_.assign(rb * nb, 0.0);
   x_t_.assign(rb * nb, 0.0);
   schur_.assign(rb * rb, 0.0);
@@ -92,6 +100,19 @@ bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
                 report);
   }
   return true;
+}
+
+// W⁻¹_j = (atol_j + rtol·|x̃_j|)² over the block, divided by the largest (S's pivots then stay
+// on the scale of H_b H_bᵀ, and the rank test is relative anyway).
+void NewtonProjection::SetErrorWeights() {
+  double largest = 0.0;
+  for (std::size_t j = 0; j < target_.size(); ++j) {
+    const double allowance = block_atol_[j] + options_.weight_rtol * std::abs(target_[j]);
+    inverse_weights_[j] = allowance * allowance;
+    largest = std::max(largest, inverse_weights_[j]);
+  }
+  if (!(largest > 0.0) || !std::isfinite(largest)) return;  // non-finite x̃: Evaluate reports it
+  for (double& w : inverse_weights_) w /= largest;
 }
 
 void NewtonProjection::ApplyInverseMetric() {
@@ -170,6 +191,7 @@ bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<
   if (block_.row_end == block_.row_begin) return Evaluate(model, t, z, report);
   const std::size_t c0 = block_.col_begin;
   std::copy(z.begin() + Ix(c0), z.begin() + Ix(block_.col_end), target_.begin());  // x̃_b
+  if (options_.metric == Metric::kWeighted) SetErrorWeights();
   if (n_ > 0) {
     if (!model.Mass(t, z, mass_)) {
       return Fail(ProjectionStatus::kNonFinite,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tether/expr/number_text.h"
 #include "project/baumgarte_projector.h"
 #include "project/coupled_projector.h"
 #include "project/none_projector.h"
@@ -25,6 +26,22 @@ bool ProjectorOptions::IsValid(std::string* why) const {
              "; must be >= 1";
     }
     return false;
+  }
+  if (metric == Metric::kWeighted) {
+    if (!(weight_rtol >= 0.0) || !std::isfinite(weight_rtol)) {
+      if (why) *why = "the weighted metric's rtol is " + expr::ShortestText(weight_rtol) + "; must be >= 0";
+      return false;
+    }
+    if (weight_atol.empty()) {
+      if (why) *why = "the weighted metric needs an absolute tolerance";
+      return false;
+    }
+    for (const double atol : weight_atol) {
+      if (!(atol > 0.0) || !std::isfinite(atol)) {
+        if (why) *why = "the weighted metric's atol is " + expr::ShortestText(atol) + "; must be > 0";
+        return false;
+      }
+    }
   }
   return true;
 }

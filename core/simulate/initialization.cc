@@ -27,7 +27,11 @@ bool ProjectBlock(reduce::ReducedModel& model, double t, const project::Block& b
     inverse_weights.push_back(fixed_z[j] ? 0.0 : 1.0);
     any_fixed = any_fixed || fixed_z[j];
   }
-  if (any_fixed) options.metric = project::Metric::kEuclidean;
+  // The error weights measure a step's error; the given initial values are not one, and the
+  // corrections are reported in the user's units: initialization stays Euclidean for them.
+  if (any_fixed || options.metric == project::Metric::kWeighted) {
+    options.metric = project::Metric::kEuclidean;
+  }
   // The user's values may be far from the manifold: allow more iterations than a step needs.
   options.max_iterations = std::max(options.max_iterations, 50);
   project::NewtonProjection newton;

@@ -10,7 +10,8 @@
 //               (reduce/implicit_formulation.cc), then w from G(z, w, t₀) = 0 by Newton.
 // A value named in Setup::fixed gets an infinite weight (W⁻¹ entry 0): it does not move. With
 // fixed values the metric is the Euclidean one on the remaining entries; without, the session's
-// metric (W = M for the mass metric).
+// metric (W = M for the mass metric), except that the error-weighted metric is replaced by the
+// Euclidean one (initial values are not a step's result).
 #pragma once
 
 #include <span>

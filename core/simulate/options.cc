@@ -45,7 +45,17 @@ std::string_view ProjectionName(Projection p) {
   return "unknown";
 }
 
-std::string_view MetricName(Metric m) { return m == Metric::kMass ? "mass" : "euclidean"; }
+std::string_view MetricName(Metric m) {
+  switch (m) {
+    case Metric::kEuclidean:
+      return "euclidean";
+    case Metric::kMass:
+      return "mass";
+    case Metric::kWeighted:
+      return "weighted";
+  }
+  return "unknown";
+}
 
 bool ParseProjection(std::string_view name, Projection* out) {
   for (Projection p : {Projection::kNone, Projection::kBaumgarte, Projection::kCoupled,
@@ -59,7 +69,7 @@ bool ParseProjection(std::string_view name, Projection* out) {
 }
 
 bool ParseMetric(std::string_view name, Metric* out) {
-  for (Metric m : {Metric::kEuclidean, Metric::kMass}) {
+  for (Metric m : {Metric::kEuclidean, Metric::kMass, Metric::kWeighted}) {
     if (MetricName(m) == name) {
       *out = m;
       return true;

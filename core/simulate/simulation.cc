@@ -56,19 +56,46 @@ project::Method ToMethod(Projection p) {
   return project::Method::kCoupled;
 }
 
-project::ProjectorOptions ToProjectorOptions(const Options& o) {
+// Options::atol for every entry of z, replaced where Options::atol_by_variable names z's
+// variable (z is the leading part of Model::states(); algebraic variables solved inside the
+// stages are not in it). Empty when no variable has its own tolerance.
+std::vector<double> AtolPerComponent(const Options& o, const reduce::ReducedModel& reduced) {
+  std::vector<double> atol;
+  if (o.atol_by_variable.empty()) return atol;
+  const std::vector<const model::Variable*> states = reduced.model().states();
+  for (std::size_t i = 0; i < reduced.ode_size(); ++i) {
+    const auto it = o.atol_by_variable.find(states[i]->name);
+    atol.push_back(it == o.atol_by_variable.end() ? o.atol : it->second);
+  }
+  return atol;
+}
+
+project::Metric ToProjectorMetric(Metric m) {
+  switch (m) {
+    case Metric::kMass:
+      return project::Metric::kMass;
+    case Metric::kWeighted:
+      return project::Metric::kWeighted;
+    case Metric::kEuclidean:
+      break;
+  }
+  return project::Metric::kEuclidean;
+}
+
+project::ProjectorOptions ToProjectorOptions(const Options& o, const reduce::ReducedModel& reduced) {
   project::ProjectorOptions p;
-  p.metric = o.metric == Metric::kMass ? project::Metric::kMass : project::Metric::kEuclidean;
+  p.metric = ToProjectorMetric(o.metric);
   p.newton = o.newton == NewtonVariant::kSimplified ? project::NewtonVariant::kSimplified
                                                     : project::NewtonVariant::kFull;
   p.tolerance = o.projection_tolerance;
   p.max_iterations = o.max_newton_iterations;
+  p.weight_rtol = o.rtol;
+  p.weight_atol = AtolPerComponent(o, reduced);
+  if (p.weight_atol.empty()) p.weight_atol = {o.atol};
   return p;
 }
 
-// The stepper's options for a state z of the reduced model: per-component absolute
-// tolerances where Options::atol_by_variable names z's variables (z is the leading part of
-// Model::states(); algebraic variables solved inside the stages are not in it).
+// The stepper's options for a state z of the reduced model.
 integrate::StepperOptions ToStepperOptions(const Options& o, const reduce::ReducedModel& reduced) {
   integrate::StepperOptions s;
   s.step = o.step;
@@ -77,13 +104,7 @@ integrate::StepperOptions ToStepperOptions(const Options& o, const reduce::Reduc
   s.max_step = o.max_step;
   s.error_control = o.error_control;
   s.min_step_relative = MinStepRelative(o);
-  if (!o.atol_by_variable.empty()) {
-    const std::vector<const model::Variable*> states = reduced.model().states();
-    for (std::size_t i = 0; i < reduced.ode_size(); ++i) {
-      const auto it = o.atol_by_variable.find(states[i]->name);
-      s.atol_per_component.push_back(it == o.atol_by_variable.end() ? o.atol : it->second);
-    }
-  }
+  s.atol_per_component = AtolPerComponent(o, reduced);
   return s;
 }
 
@@ -746,7 +767,7 @@ struct Simulation::Impl {
       }
     }
     InitializationOutcome outcome = InitializeConsistently(
-        *reduced, t0, initial, fixed, ToProjectorOptions(options()), z);
+        *reduced, t0, initial, fixed, ToProjectorOptions(options(), *reduced), z);
     initialization = outcome.report;
     initialization.changes.insert(initialization.changes.begin(), onto_c.changes.begin(),
                                   onto_c.changes.end());
@@ -840,7 +861,7 @@ CreateResult Simulation::Create(const Setup& setup) {
     return result;
   }
   impl->stepper = integrate::MakeStepper(first_method, stepper_options);
-  impl->projector = project::MakeProjector(ToMethod(o.projection), ToProjectorOptions(o));
+  impl->projector = project::MakeProjector(ToMethod(o.projection), ToProjectorOptions(o, *impl->reduced));
   if (o.projection == Projection::kBaumgarte) {
     impl->reduced->SetBaumgarte(o.baumgarte_alpha, o.baumgarte_beta);
   }

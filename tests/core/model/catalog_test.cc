@@ -50,7 +50,8 @@ struct Shape {
 TEST(CatalogTest, ShapesAreAsDocumented) {
   const Shape shapes[] = {
       {"pendulum", Form::kMechanical, 4, 1},     {"double_pendulum", Form::kMechanical, 8, 2},
-      {"slider_crank", Form::kMechanical, 8, 3}, {"index1_tanh", Form::kIndex1, 3, 1},
+      {"slider_crank", Form::kMechanical, 8, 3}, {"car_axis", Form::kMechanical, 8, 2},
+      {"index1_tanh", Form::kIndex1, 3, 1},
       {"index2_spiral", Form::kIndex2, 3, 1},
       // implicit: z and w of the reduction, G as constraints. The pendulum keeps (x, y, u, v)
       // and solves (der(u), der(v), lam) from the two dynamic equations and the rod's second

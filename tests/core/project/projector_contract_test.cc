@@ -137,13 +137,11 @@ TEST(CoupledProjector, EuclideanPositionProjectionIsTheClosestPointOfTheCircle) 
   EXPECT_NEAR(z[1], kY0 * kLength / r, 1e-12 * kLength);
 }
 
-TEST(CoupledProjector, MassMetricWithScalarMassEqualsTheEuclideanOne) {
-  // W = diag(mI, mI) = m·I: the minimizer of ½‖z − x̃‖²_W is that of the Euclidean norm.
+// The coupled projection of one pendulum state in `options`' metric equals the Euclidean one.
+void ExpectEuclideanMinimizer(const project::ProjectorOptions& options) {
   auto model = Reduce(kPendulumSpec);
-  project::ProjectorOptions mass;
-  mass.metric = project::Metric::kMass;
   auto euclidean = project::MakeProjector(Method::kCoupled, {});
-  auto weighted = project::MakeProjector(Method::kCoupled, mass);
+  auto weighted = project::MakeProjector(Method::kCoupled, options);
   euclidean->Resize(*model);
   weighted->Resize(*model);
   std::vector<double> a = {1.52, -2.01, 2.03, 1.49};
@@ -152,6 +150,44 @@ TEST(CoupledProjector, MassMetricWithScalarMassEqualsTheEuclideanOne) {
   ASSERT_TRUE(euclidean->Project(*model, 0.0, a, &ra));
   ASSERT_TRUE(weighted->Project(*model, 0.0, b, &rb));
   for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(a[i], b[i], 1e-12 * 4);
+}
+
+TEST(CoupledProjector, MassMetricWithScalarMassEqualsTheEuclideanOne) {
+  // W = diag(mI, mI) = m·I: the minimizer of ½‖z − x̃‖²_W is that of the Euclidean norm.
+  project::ProjectorOptions mass;
+  mass.metric = project::Metric::kMass;
+  ExpectEuclideanMinimizer(mass);
+}
+
+TEST(CoupledProjector, ErrorWeightsWithoutRtolEqualTheEuclideanMetric) {
+  // rtol = 0 and one atol for all: W = I/atol², a multiple of I, so the same minimizer.
+  project::ProjectorOptions options;
+  options.metric = project::Metric::kWeighted;
+  options.weight_rtol = 0.0;
+  options.weight_atol = {1e-6};
+  ExpectEuclideanMinimizer(options);
+}
+
+TEST(CoupledProjector, ErrorWeightsMoveEachEntryInProportionToItsAllowance) {
+  // Position level of the pendulum from (x̃, ỹ): to first order δ = W⁻¹∇Φ μ, so an entry with
+  // a 100 times larger allowance (atol_x = 100 atol_y, rtol = 0) moves 100² times as far per
+  // unit of gradient: δx/δy = 1e4 · x̃/ỹ, up to the second-order terms of one Newton step
+  // (relative size |δ|/ℓ ≈ 2e-3 here, so 1 % suffices).
+  auto model = Reduce(kPendulumSpec);
+  project::ProjectorOptions options;
+  options.metric = project::Metric::kWeighted;
+  options.weight_rtol = 0.0;
+  options.weight_atol = {1e-4, 1e-6, 1e-6, 1e-6};
+  auto projector = project::MakeProjector(Method::kSequential, options);
+  projector->Resize(*model);
+  const double x0 = 1.505, y0 = -2.0;
+  std::vector<double> z = {x0, y0, 0.0, 0.0};
+  ProjectionReport report;
+  ASSERT_TRUE(projector->Project(*model, 0.0, z, &report));
+  const double dx = z[0] - x0;
+  const double dy = z[1] - y0;
+  ASSERT_NE(dy, 0.0);
+  EXPECT_NEAR((dx / dy) / (1e4 * x0 / y0), 1.0, 1e-2);
 }
 
 // The scaled residual max_i |H_i|/s_i after exactly k Newton iterations from z (the iteration

@@ -23,14 +23,7 @@ std::string Sci(double x) {
 
 using simulate::Termination;
 
-std::shared_ptr<const model::Model> Catalog(const std::string& name) {
-  static model::ModelRegistry* registry = [] {
-    auto* r = new model::ModelRegistry();
-    for (const auto& p : r->LoadBuiltinCatalog()) ADD_FAILURE() << p.ToString();
-    return r;
-  }();
-  return registry->Find(name);
-}
+std::shared_ptr<const model::Model> Catalog(const std::string& name) { return CatalogModel(name); }
 
 struct CatalogCase {
   const char* model;

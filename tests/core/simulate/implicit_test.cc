@@ -27,13 +27,7 @@ std::string Sci(double x) {
   return buffer;
 }
 
-std::shared_ptr<const model::Model> Catalog(const std::string& name) {
-  for (const model::CatalogEntry& entry : model::BuiltinCatalog()) {
-    if (std::string(entry.file) == name + ".json") return ParseOrDie(std::string(entry.json));
-  }
-  ADD_FAILURE() << "no catalog model " << name;
-  return nullptr;
-}
+std::shared_ptr<const model::Model> Catalog(const std::string& name) { return CatalogModel(name); }
 
 // models/pendulum_implicit.json in the mechanical form (same parameters, names and start).
 const char* kMechanicalTwin = R"({

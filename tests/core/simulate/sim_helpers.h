@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "tether/model/registry.h"
 #include "tether/simulate/simulation.h"
 
 namespace tether::testing {
@@ -25,6 +27,18 @@ inline std::function<void(const simulate::Sample&)> Collect(std::vector<Row>* ro
     rows->push_back({s.index, s.t, std::vector<double>(s.values.begin(), s.values.end()),
                      s.residual_position, s.residual_velocity, s.residual_inequality});
   };
+}
+
+// The catalog model `name` (models/NAME.json, compiled in), or nullptr with a test failure.
+inline std::shared_ptr<const model::Model> CatalogModel(std::string_view name) {
+  for (const model::CatalogEntry& entry : model::BuiltinCatalog()) {
+    if (std::string_view(entry.file) != std::string(name) + ".json") continue;
+    model::ModelResult result = model::ParseModel(entry.json);
+    if (!result.ok()) ADD_FAILURE() << entry.file << ": " << result.ErrorText();
+    return result.model;
+  }
+  ADD_FAILURE() << "no catalog model " << name;
+  return nullptr;
 }
 
 inline std::unique_ptr<simulate::Simulation> CreateOrFail(const simulate::Setup& setup) {

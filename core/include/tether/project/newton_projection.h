@@ -10,8 +10,9 @@
 // dependent set of constraints is reported by name, never divided through.
 //
 // W⁻¹ is diagonal (Euclidean, optionally with a per-entry weight: 0 holds an entry fixed,
-// the limit of an infinite weight, used for the "fixed" initial values), or block-diagonal
-// with M⁻¹ on each n-long chunk of the block (mass metric, M at x̃).
+// the limit of an infinite weight, used for the "fixed" initial values; or the error weights
+// (atol_j + rtol·|x̃_j|)², scaled so that the largest is 1, which leaves δ unchanged), or
+// block-diagonal with M⁻¹ on each n-long chunk of the block (mass metric, M at x̃).
 #pragma once
 
 #include <cstddef>
@@ -49,6 +50,7 @@ class NewtonProjection {
   bool Evaluate(reduce::ReducedModel& model, double t, std::span<const double> z,
                 ProjectionReport* report);
   bool Factor(reduce::ReducedModel& model, double t, ProjectionReport* report);
+  void SetErrorWeights();
   void ApplyInverseMetric();
   void Correct(std::span<double> z);
   bool Fail(ProjectionStatus status, std::string message, ProjectionReport* report);
@@ -63,6 +65,7 @@ class NewtonProjection {
   std::vector<double> target_;
   std::vector<double> mass_;
   std::vector<double> inverse_weights_;
+  std::vector<double> block_atol_;     // kWeighted: atol_j over the block
   // Row-major work arrays for the unblocked kernels of tether/reduce/small_dense.h.
   std::vector<double> h_b_;            // H_b at the last factorization, rb × nb
   std::vector<double> x_t_;            // Xᵀ = H_b W⁻¹, rb × nb

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tether/reduce/reduced_model.h"
 
@@ -26,6 +27,10 @@ enum class Method {
 enum class Metric {
   kEuclidean,  // W = I
   kMass,       // W = diag(M, M) on z = (q, v), M evaluated at x̃ (mechanical only)
+  // W = diag(w)², w_j = 1 / (atol_j + rtol·|x̃_j|): the step's own error weights (MEXX,
+  // Simbody). The correction lands where the stepper's error is allowed to be, in units of that
+  // allowance.
+  kWeighted,
 };
 
 enum class NewtonVariant {
@@ -47,6 +52,11 @@ struct ProjectorOptions {
   double tolerance = 1e-12;
   // Newton fails after this many iterations, or as soon as the scaled residual grows. ≥ 1.
   int max_iterations = 10;
+  // kWeighted only: the error control's tolerances. `weight_atol` holds one value per entry
+  // of z, or any other number of values of which the first holds for every entry (> 0 each);
+  // weight_rtol ≥ 0.
+  double weight_rtol = 1e-8;
+  std::vector<double> weight_atol = {1e-10};
 
   // On failure writes e.g. "ProjectorOptions::tolerance = -1; must be > 0".
   bool IsValid(std::string* why) const;

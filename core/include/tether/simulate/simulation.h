@@ -29,13 +29,26 @@ namespace tether::simulate {
 enum class Projection {
   kNone,        // no projection: shows the drift of chapter 11
   kBaumgarte,   // no projection; acceleration-level stabilization a + 2α h + β² Φ (chapter 11)
-  kCoupled,     // one Newton on the KKT system for all invariants (§20.2/§20.3, full)
-  kSequential,  // positions onto Φ, then velocities onto h at the projected positions (§20.3)
+  // One Newton on the KKT system for all invariants (§20.2/§20.3, full). The velocity rows'
+  // gradient in q, ∂h/∂q = Φ_qq v, lets it correct a velocity residual by moving positions; on
+  // an oscillating mechanism a step's velocity error is the frequency times its position error,
+  // so positions lose 1–2 digits (car axis, rtol = atol = 1e-7: 2.4 digits, sequential 4.2).
+  kCoupled,
+  // Positions onto Φ, then velocities onto h at the projected positions (§20.3): a velocity
+  // error never moves a position. The default: never less accurate than kCoupled on the
+  // catalog's mechanisms and the car axis (tests/core/simulate/projection_accuracy_test.cc).
+  kSequential,
 };
 
 enum class Metric {
   kEuclidean,  // W = I (the source documents)
   kMass,       // W = diag(M, M) (mechanical only; MEXX, Simbody)
+  // W = diag(1/(atol_j + rtol·|x̃_j|))², the error control's own norm (MEXX, Simbody).
+  // Consistent initialization uses the Euclidean metric instead: the given initial values are
+  // not a step's result. It does not recover what kCoupled loses on oscillating mechanisms:
+  // the lost digits come from the coupling, not from the scales (tolerance weights follow |x|,
+  // the step's error follows the frequency).
+  kWeighted,
 };
 
 enum class NewtonVariant {
@@ -56,7 +69,7 @@ enum class AlgebraicMode {
 };
 
 std::string_view ProjectionName(Projection p);  // "none", "baumgarte", "coupled", "sequential"
-std::string_view MetricName(Metric m);          // "euclidean", "mass"
+std::string_view MetricName(Metric m);          // "euclidean", "mass", "weighted"
 bool ParseProjection(std::string_view name, Projection* out);
 bool ParseMetric(std::string_view name, Metric* out);
 
@@ -89,7 +102,7 @@ struct Options {
   // output grid point that lies within 1e-9·step of a step end.
   bool error_control = true;
 
-  Projection projection = Projection::kCoupled;
+  Projection projection = Projection::kSequential;
   Metric metric = Metric::kEuclidean;
   NewtonVariant newton = NewtonVariant::kFull;
   AlgebraicMode algebraic = AlgebraicMode::kSolve;
