@@ -1,5 +1,7 @@
 #include "metrics.h"
 
+#include <type_traits>
+
 #include "errors.h"
 #include "rpc_log.h"
 
@@ -34,7 +36,51 @@ void Header(std::string* out, std::string_view name, std::string_view type,
   *out += '\n';
 }
 
+// The exposition format's escaping of a label value: backslash, double quote and newline.
+std::string Quoted(std::string_view value) {
+  std::string out = "\"";
+  for (const char c : value) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Two counter families: tether_<name> (the server-wide total) and tether_tenant_<name>{tenant}
+// (one series per tenant), apart so that a sum over either never counts a stream twice.
+template <typename Value>
+void Counter(std::string* out, std::string_view name, std::string_view help, Value total,
+             const std::map<std::string, Value>& per_tenant) {
+  const std::string all = "tether_" + std::string(name);
+  Header(out, all, "counter", std::string(help) + " All tenants.");
+  *out += all + " " + Number(static_cast<double>(total)) + "\n";
+  if (per_tenant.empty()) return;
+  const std::string each = "tether_tenant_" + std::string(name);
+  Header(out, each, "counter", std::string(help) + " Per tenant.");
+  for (const auto& [tenant, value] : per_tenant) {
+    *out += each + "{tenant=" + Quoted(tenant) + "} " + Number(static_cast<double>(value)) + "\n";
+  }
+}
+
 }  // namespace
+
+std::string LabelPair(std::string_view name, std::string_view value) {
+  return std::string(name) + "=" + Quoted(value);
+}
+
+void Metrics::Work::Add(const StreamUsage& usage) {
+  ++streams;
+  samples += usage.samples;
+  frames += usage.frames;
+  steps += usage.work.steps;
+  rejected_steps += usage.work.rejected_steps;
+  projection_iterations += usage.work.projection_iterations;
+  cpu_seconds += usage.work.cpu_seconds;
+}
 
 void Metrics::Started(std::string_view method, bool streaming) {
   auto [service, name] = Split(method);
@@ -55,12 +101,11 @@ void Metrics::Handled(std::string_view method, bool streaming, grpc::StatusCode 
   h.sum += seconds;
 }
 
-void Metrics::Streamed(std::uint64_t samples, std::uint64_t frames,
-                       const std::string& termination) {
+void Metrics::Streamed(const std::string& tenant, const StreamUsage& usage) {
   std::lock_guard lock(mutex_);
-  samples_ += samples;
-  frames_ += frames;
-  ++terminations_[termination];
+  total_.Add(usage);
+  if (!tenant.empty()) per_tenant_[tenant].Add(usage);
+  ++terminations_[usage.termination];
 }
 
 std::string Metrics::Render(const std::vector<Gauge>& gauges) const {
@@ -94,17 +139,34 @@ std::string Metrics::Render(const std::vector<Gauge>& gauges) const {
     out += "grpc_server_handling_seconds_sum{" + labels + "} " + Number(h.sum) + "\n";
     out += "grpc_server_handling_seconds_count{" + labels + "} " + std::to_string(h.count) + "\n";
   }
-  Header(&out, "tether_samples_sent_total", "counter", "Samples delivered by all streams.");
-  out += "tether_samples_sent_total " + std::to_string(samples_) + "\n";
-  Header(&out, "tether_frames_sent_total", "counter", "Frames delivered by all streams.");
-  out += "tether_frames_sent_total " + std::to_string(frames_) + "\n";
+  // One family per field of Work: its total and its per-tenant series.
+  auto family = [&](std::string_view name, std::string_view help, auto field) {
+    std::map<std::string, std::decay_t<decltype(total_.*field)>> tenants;
+    for (const auto& [tenant, work] : per_tenant_) tenants[tenant] = work.*field;
+    Counter(&out, name, help, total_.*field, tenants);
+  };
+  family("streams_total", "Streams ended (StreamStates and Simulate).", &Work::streams);
+  family("samples_sent_total", "Samples delivered by streams.", &Work::samples);
+  family("frames_sent_total", "Frames delivered by streams.", &Work::frames);
+  family("steps_total", "Accepted integration steps computed by streams.", &Work::steps);
+  family("rejected_steps_total", "Rejected integration steps (error test or Newton).",
+         &Work::rejected_steps);
+  family("projection_iterations_total", "Newton iterations of the manifold projections.",
+         &Work::projection_iterations);
+  family("simulation_cpu_seconds_total", "Thread CPU time spent simulating [s].",
+         &Work::cpu_seconds);
   Header(&out, "tether_stream_terminations_total", "counter", "Streams ended, by termination reason.");
   for (const auto& [reason, n] : terminations_) {
-    out += "tether_stream_terminations_total{reason=\"" + reason + "\"} " + std::to_string(n) + "\n";
+    out += "tether_stream_terminations_total{reason=" + Quoted(reason) + "} " +
+           std::to_string(n) + "\n";
   }
   for (const Gauge& gauge : gauges) {
     Header(&out, gauge.name, "gauge", gauge.help);
-    out += gauge.name + " " + Number(gauge.value) + "\n";
+    for (const Gauge::Series& series : gauge.series) {
+      out += gauge.name;
+      if (!series.labels.empty()) out += "{" + series.labels + "}";
+      out += " " + Number(series.value) + "\n";
+    }
   }
   return out;
 }

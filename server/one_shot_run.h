@@ -21,6 +21,9 @@ class OneShotRun final : public RunSource {
   simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
   void Delivered(const v1::Frame& /*frame*/) override {}
   grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) override;
+  [[nodiscard]] simulate::Statistics Work() const override {
+    return simulation_ == nullptr ? simulate::Statistics{} : simulation_->statistics();
+  }
   void End(const simulate::Status& /*end*/) override { simulation_.reset(); }
 
  private:

@@ -86,7 +86,7 @@ grpc::Status RpcLog::Finish(const grpc::Status& status) {
       std::chrono::steady_clock::now() - start_;
   if (metrics_ != nullptr && !finished_) {
     metrics_->Handled(method_, streaming_, status.error_code(), elapsed.count() / 1000.0);
-    if (samples_) metrics_->Streamed(*samples_, frames_, termination_);
+    if (stream_) metrics_->Streamed(tenant_, *stream_);
   }
   finished_ = true;
   if (!enabled_ || written_ || level < min_level_) return traced;
@@ -101,8 +101,10 @@ grpc::Status RpcLog::Finish(const grpc::Status& status) {
   if (!peer_.empty()) line["peer"] = peer_;
   if (!tenant_.empty()) line["tenant"] = tenant_;
   if (!model_.empty()) line["model"] = model_;
-  if (samples_) line["samples"] = *samples_;
-  if (!termination_.empty()) line["termination"] = termination_;
+  if (stream_) {
+    line["samples"] = stream_->samples;
+    line["termination"] = stream_->termination;
+  }
   if (!trace_.empty()) {
     line["trace_id"] = trace_.trace_id;
     line["span_id"] = trace_.span_id;

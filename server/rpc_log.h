@@ -35,12 +35,8 @@ class RpcLog {
   // The caller's tenant (never its token); "" without tenants, then not logged.
   void set_tenant(std::string tenant) { tenant_ = std::move(tenant); }
   void set_model(std::string model) { model_ = std::move(model); }
-  // A stream's delivered samples and termination reason (proto enum name).
-  void set_stream(std::uint64_t samples, std::uint64_t frames, std::string termination) {
-    samples_ = samples;
-    frames_ = frames;
-    termination_ = std::move(termination);
-  }
+  // What a stream delivered and computed, and its termination reason.
+  void set_stream(StreamUsage usage) { stream_ = std::move(usage); }
   [[nodiscard]] const TraceContext& trace() const { return trace_; }
   // Writes the line and returns the status to send: `status` with the caller's trace echoed in
   // its details (WithTrace).
@@ -53,14 +49,12 @@ class RpcLog {
   bool streaming_;
   bool written_ = false;
   bool finished_ = false;
-  std::uint64_t frames_ = 0;
   std::string method_;
   std::string peer_;
   std::string session_;
   std::string tenant_;
   std::string model_;
-  std::optional<std::uint64_t> samples_;
-  std::string termination_;
+  std::optional<StreamUsage> stream_;  // streams only
   TraceContext trace_;
   std::chrono::steady_clock::time_point start_;
 };

@@ -11,6 +11,24 @@
 
 namespace tether::server {
 
+simulate::Statistics WorkSince(const simulate::Statistics& before,
+                               const simulate::Statistics& now) {
+  simulate::Statistics work = now;
+  work.steps -= before.steps;
+  work.rejected_steps -= before.rejected_steps;
+  work.rhs_evaluations -= before.rhs_evaluations;
+  work.projections -= before.projections;
+  work.projection_iterations -= before.projection_iterations;
+  work.samples -= before.samples;
+  work.switches -= before.switches;
+  work.non_finite_outputs -= before.non_finite_outputs;
+  work.jacobian_evaluations -= before.jacobian_evaluations;
+  work.lu_factorizations -= before.lu_factorizations;
+  work.newton_iterations -= before.newton_iterations;
+  work.cpu_seconds -= before.cpu_seconds;
+  return work;
+}
+
 grpc::Status ColumnSelection::Make(const std::vector<simulate::Column>& all,
                                    const google::protobuf::RepeatedPtrField<std::string>& names,
                                    ColumnSelection* out) {

@@ -33,9 +33,16 @@ class RunSource {
   virtual void Delivered(const v1::Frame& frame) = 0;
   // After Next returned an end: fills the summary and returns the call's final status.
   virtual grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) = 0;
+  // What this stream computed so far (counters over this stream alone; for the metrics). Called
+  // by the holder of the unit of work, before End.
+  [[nodiscard]] virtual simulate::Statistics Work() const = 0;
   // The stream ends (any reason, once, only after a successful Begin): frees what it holds.
   virtual void End(const simulate::Status& end) = 0;
 };
+
+// The counters of `now` less those of `before` (the largest residuals are `now`'s): the work
+// done between two readings of one simulation's statistics.
+simulate::Statistics WorkSince(const simulate::Statistics& before, const simulate::Statistics& now);
 
 // The columns a stream sends, as indices into the run's columns.
 class ColumnSelection {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -215,21 +216,57 @@ struct Server::Impl {
 
   // The exposition text of one scrape: counters plus the gauges read now.
   std::string RenderMetrics() {
+    const SessionStore::Census census = state.sessions.Count();
+    const std::map<std::string, std::size_t> tenant_models = state.models.RegisteredByTenant();
     std::size_t registered = 0;
     for (const auto& entry : state.registry.List()) registered += entry.builtin ? 0 : 1;
-    const std::vector<Metrics::Gauge> gauges = {
-        {"tether_sessions", "Live sessions.", static_cast<double>(state.sessions.size())},
+    for (const auto& [tenant, n] : tenant_models) registered += n;
+    std::map<std::string, std::size_t> tenant_streams;
+    {
+      std::lock_guard lock(state.streams_mutex);
+      tenant_streams = state.tenant_streams;
+    }
+    auto count = [](std::size_t n) { return static_cast<double>(n); };
+    Metrics::Gauge by_state{"tether_sessions_by_state", "Live sessions by state.", {}};
+    // Every state, also the empty ones, so that a dashboard's series do not vanish.
+    for (int i = v1::SessionState_MIN; i <= v1::SessionState_MAX; ++i) {
+      const auto s = static_cast<v1::SessionState>(i);
+      if (!v1::SessionState_IsValid(i) || s == v1::SESSION_STATE_UNSPECIFIED) continue;
+      const auto found = census.by_state.find(s);
+      by_state.series.push_back({LabelPair("state", v1::SessionState_Name(s)),
+                                 count(found == census.by_state.end() ? 0 : found->second)});
+    }
+    // Per tenant: with tenants only (without, everything is the one anonymous tenant "").
+    auto per_tenant = [&](const char* name, const char* help,
+                          const std::map<std::string, std::size_t>& values) {
+      Metrics::Gauge gauge{name, help, {}};
+      for (const auto& [tenant, n] : values) {
+        if (!tenant.empty()) gauge.series.push_back({LabelPair("tenant", tenant), count(n)});
+      }
+      return gauge;
+    };
+    std::vector<Metrics::Gauge> gauges = {
+        {"tether_sessions", "Live sessions.", {{"", count(state.sessions.size())}}},
+        by_state,
         {"tether_open_streams", "Open StreamStates and Simulate calls.",
-         static_cast<double>(OpenStreams())},
-        {"tether_busy_workers", "Worker threads computing now.",
-         static_cast<double>(state.pool.busy())},
-        {"tether_queued_tasks", "Worker tasks waiting.", static_cast<double>(state.pool.queued())},
+         {{"", count(OpenStreams())}}},
+        {"tether_busy_workers", "Worker threads computing now.", {{"", count(state.pool.busy())}}},
+        {"tether_queued_tasks", "Worker tasks waiting.", {{"", count(state.pool.queued())}}},
         {"tether_replay_bytes_held", "Bytes of all sessions' replay histories.",
-         static_cast<double>(state.sessions.replay_bytes_held())},
-        {"tether_registered_models", "Models registered in the shared registry (without tenants "
-                                     "every registered model; with tenants the models_dir ones).",
-         static_cast<double>(registered)},
-        {"tether_draining", "1 while the server drains.", state.draining.load() ? 1.0 : 0.0}};
+         {{"", count(state.sessions.replay_bytes_held())}}},
+        {"tether_registered_models",
+         "Models registered at run time (all tenants) and from models_dir.",
+         {{"", count(registered)}}},
+        {"tether_draining", "1 while the server drains.",
+         {{"", state.draining.load() ? 1.0 : 0.0}}}};
+    if (state.tokens != nullptr) {
+      gauges.push_back(per_tenant("tether_tenant_sessions", "Live sessions of each tenant.",
+                                  census.by_tenant));
+      gauges.push_back(per_tenant("tether_tenant_open_streams", "Open streams of each tenant.",
+                                  tenant_streams));
+      gauges.push_back(per_tenant("tether_tenant_registered_models",
+                                  "Models each tenant registered.", tenant_models));
+    }
     return state.metrics.Render(gauges);
   }
 

@@ -217,6 +217,17 @@ std::size_t SessionStore::size() const {
   return sessions_.size();
 }
 
+SessionStore::Census SessionStore::Count() const {
+  Census census;
+  std::lock_guard lock(mutex_);
+  census.by_tenant = per_tenant_;
+  for (const auto& [key, session] : sessions_) {
+    std::lock_guard session_lock(session->mutex);
+    ++census.by_state[session->state];
+  }
+  return census;
+}
+
 std::size_t SessionStore::size(const std::string& tenant) const {
   std::lock_guard lock(mutex_);
   const auto it = per_tenant_.find(tenant);

@@ -149,6 +149,13 @@ class SessionStore {
   [[nodiscard]] std::vector<std::shared_ptr<Session>> List(const std::string& tenant,
                                                            const std::string& after,
                                                            std::size_t limit) const;
+  // The live sessions counted by state and by tenant (for the metrics). Takes each session's
+  // lock briefly, after the store's, as every caller does.
+  struct Census {
+    std::map<v1::SessionState, std::size_t> by_state;
+    std::map<std::string, std::size_t> by_tenant;
+  };
+  [[nodiscard]] Census Count() const;
   // Deletes sessions idle for longer than ttl (never a streaming one); returns how many.
   std::size_t Expire(Session::Clock::time_point now);
   // If the replay histories exceed the budget: trims the delivered history of the least

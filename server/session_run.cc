@@ -61,7 +61,7 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
   replay_next_ = start;
   replay_end_ = next;
   first_index_ = start;
-  steps_at_start_ = sim.statistics().steps;
+  at_start_ = sim.statistics();
   session_->streaming = true;
   session_->state = v1::SESSION_STATE_RUNNING;
   session_->last_used = Session::Clock::now();
@@ -188,7 +188,7 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
   // Outside the session's lock: the store's lock comes first (session.h).
   store_->TrimReplay(session_.get());
   if (status.ended()) return status;
-  if (sim.statistics().steps - steps_at_start_ >= max_steps_per_stream_) {
+  if (sim.statistics().steps - at_start_.steps >= max_steps_per_stream_) {
     limit_reached_ = true;
     return simulate::Status{simulate::Termination::kCancelled, sim.time(),
                             "max_steps_per_stream = " + std::to_string(max_steps_per_stream_) +
@@ -223,6 +223,10 @@ grpc::Status SessionRun::Summarize(const simulate::Status& end, v1::StreamSummar
   summary->set_samples_sent(samples_sent_);
   if (limit_reached_) return Error(grpc::StatusCode::RESOURCE_EXHAUSTED, end.message);
   return TerminationStatus(end, session_->last_residuals);
+}
+
+simulate::Statistics SessionRun::Work() const {
+  return WorkSince(at_start_, session_->simulation->statistics());
 }
 
 void SessionRun::End(const simulate::Status& end) {

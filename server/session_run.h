@@ -22,6 +22,7 @@ class SessionRun final : public RunSource {
   simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
   void Delivered(const v1::Frame& frame) override;
   grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) override;
+  [[nodiscard]] simulate::Statistics Work() const override;
   void End(const simulate::Status& end) override;
 
  private:
@@ -41,7 +42,7 @@ class SessionRun final : public RunSource {
   std::uint64_t replay_next_ = 0;      // next sample to replay from the history
   std::uint64_t replay_end_ = 0;       // one past the last replayable sample
   std::uint64_t first_index_ = 0;      // first sample of this stream
-  std::uint64_t steps_at_start_ = 0;
+  simulate::Statistics at_start_;  // the simulation's statistics when this stream began
   bool grid_restarted_ = false;
   bool limit_reached_ = false;
   double t_start_ = 0.0;

@@ -147,8 +147,15 @@ void StateStream::OnWriteDone(bool ok) {
 void StateStream::End(const simulate::Status& end, const grpc::Status& status) {
   if (phase_ == Phase::kFinished) return;
   phase_ = Phase::kFinished;
-  if (begun_) source_->End(end);
-  log_.set_stream(samples_delivered_, frames_delivered_, v1::Termination_Name(TerminationToProto(end.reason)));
+  StreamUsage usage{.samples = samples_delivered_,
+                    .frames = frames_delivered_,
+                    .termination = v1::Termination_Name(TerminationToProto(end.reason)),
+                    .work = {}};
+  if (begun_) {
+    usage.work = source_->Work();
+    source_->End(end);
+  }
+  log_.set_stream(std::move(usage));
   Finish(log_.Finish(status));
 }
 

@@ -53,6 +53,15 @@ std::vector<model::ModelRegistry::Entry> TenantModels::List(const std::string& t
   return entries;
 }
 
+std::map<std::string, std::size_t> TenantModels::RegisteredByTenant() const {
+  std::map<std::string, std::size_t> counts;
+  std::lock_guard lock(mutex_);
+  for (const auto& [tenant, registry] : own_) {
+    if (const std::size_t n = registry->List().size(); n > 0) counts[tenant] = n;
+  }
+  return counts;
+}
+
 model::RegistryResult TenantModels::Register(const std::string& tenant,
                                              std::string_view json_text, bool replace) {
   if (!tenants_) return shared_->Register(json_text, replace);

@@ -39,6 +39,8 @@ class TenantModels {
   // max_registered_models (server-wide) or tenant_max_registered_models.
   model::RegistryResult Register(const std::string& tenant, std::string_view json_text,
                                  bool replace);
+  // With tenants: how many models each tenant that has any registered (for the metrics).
+  [[nodiscard]] std::map<std::string, std::size_t> RegisteredByTenant() const;
   // As ModelRegistry::Remove, in `tenant`'s registry; a catalog model is kReadOnly.
   model::RegistryResult Remove(const std::string& tenant, std::string_view name);
 

@@ -1,5 +1,6 @@
 #include "common/report.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -29,6 +30,13 @@ std::string Table::Markdown() const {
   out << "\n";
   for (const auto& row : rows_) line(row);
   return out.str();
+}
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const auto index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(index, values.size() - 1)];
 }
 
 std::string Format(double value, int digits) {

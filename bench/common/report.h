@@ -23,6 +23,9 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// The nearest-rank p-quantile (0 ≤ p ≤ 1) of `values`; 0 for none.
+double Percentile(std::vector<double> values, double p);
+
 // Formats a number with `digits` significant digits ("1.23e-05", "0.0123").
 std::string Format(double value, int digits = 3);
 

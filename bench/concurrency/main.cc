@@ -38,13 +38,6 @@ long RssKib() {
   return 0;
 }
 
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
-  return values[std::min(index, values.size() - 1)];
-}
-
 bool CreateSessions(v1::SimulationService::Stub& stub, int count, const std::string& prefix,
                     std::vector<std::string>* names, std::string* error) {
   for (int i = 0; i < count; ++i) {

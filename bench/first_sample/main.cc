@@ -106,13 +106,6 @@ Trial RunTrial(v1::SimulationService::Stub& stub, const std::string& model, cons
   return trial;
 }
 
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
-  return values[std::min(index, values.size() - 1)];
-}
-
 int Run(int argc, char** argv) {
   Arguments arguments;
   std::string why;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -18,6 +19,7 @@
 #include <google/protobuf/descriptor.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include "client/process.h"
@@ -296,6 +298,67 @@ TEST_F(AuthTest, ListsShowOnlyTheCallersOwn) {
   EXPECT_FALSE(models_of(kBetaToken).count("models/secret_oscillator"));
   EXPECT_TRUE(models_of(kBetaToken).count("models/pendulum"));
   EXPECT_EQ(models_of(kAlphaToken).size(), models_of(kBetaToken).size() + 1);
+}
+
+// The metrics name each tenant's usage (sessions, registered models, streams and their work),
+// never a token; the server-wide totals cover everyone.
+TEST_F(AuthTest, MetricsCountEachTenantsUsage) {
+  ServerConfig config = Config();
+  config.metrics_listen = "127.0.0.1:0";
+  Restart(config);
+  ASSERT_TRUE(Register(kAlphaToken, kSecretSpec).ok());
+  ASSERT_TRUE(Create(kAlphaToken, "pendulum", "a1").ok());
+  ASSERT_TRUE(Create(kAlphaToken, "pendulum", "a2").ok());
+  ASSERT_TRUE(Create(kBetaToken, "pendulum", "b1").ok());
+  ASSERT_TRUE(Simulate(kAlphaToken, "pendulum").ok());
+  ASSERT_TRUE(Simulate(kAlphaToken, "pendulum").ok());
+  ASSERT_TRUE(Simulate(kBetaToken, "pendulum").ok());
+
+  const std::map<std::string, double> m = ScrapeMetricsWhenIdle(server_->metrics_port());
+  auto at = [&m](const std::string& key) {
+    const auto it = m.find(key);
+    EXPECT_NE(it, m.end()) << key << " missing";
+    return it == m.end() ? -1.0 : it->second;
+  };
+  EXPECT_EQ(at("tether_tenant_sessions{tenant=\"alpha\"}"), 2);
+  EXPECT_EQ(at("tether_tenant_sessions{tenant=\"beta\"}"), 1);
+  EXPECT_EQ(at("tether_tenant_registered_models{tenant=\"alpha\"}"), 1);
+  EXPECT_EQ(m.count("tether_tenant_registered_models{tenant=\"beta\"}"), 0U);
+  EXPECT_EQ(at("tether_registered_models"), 1);
+  EXPECT_EQ(at("tether_tenant_streams_total{tenant=\"alpha\"}"), 2);
+  EXPECT_EQ(at("tether_tenant_streams_total{tenant=\"beta\"}"), 1);
+  EXPECT_EQ(at("tether_streams_total"), 3);
+  // The same run twice for alpha, once for beta.
+  const double beta_samples = at("tether_tenant_samples_sent_total{tenant=\"beta\"}");
+  EXPECT_GT(beta_samples, 0);
+  EXPECT_EQ(at("tether_tenant_samples_sent_total{tenant=\"alpha\"}"), 2 * beta_samples);
+  EXPECT_EQ(at("tether_tenant_steps_total{tenant=\"alpha\"}") + at("tether_tenant_steps_total{tenant=\"beta\"}"),
+            at("tether_steps_total"));
+  const std::string text = HttpExchange(server_->metrics_port(), "GET /metrics HTTP/1.1\r\n\r\n");
+  for (const std::string& token : {kAlphaToken, kBetaToken}) {
+    EXPECT_THAT(text, Not(HasSubstr(token)));
+  }
+
+  // Every metric the shipped Grafana dashboard queries is a family this server declares (a
+  // histogram's _bucket, _sum and _count series belong to the family of its base name).
+  std::ifstream file(TETHER_GRAFANA_DASHBOARD);
+  ASSERT_TRUE(file) << TETHER_GRAFANA_DASHBOARD;
+  const nlohmann::json dashboard = nlohmann::json::parse(file);
+  const std::regex metric(R"(\b((?:tether|grpc_server)_[a-z_]+))");
+  std::size_t queried = 0;
+  for (const auto& panel : dashboard.at("panels")) {
+    for (const auto& target : panel.at("targets")) {
+      const std::string expr = target.at("expr");
+      for (std::sregex_iterator it(expr.begin(), expr.end(), metric), end; it != end; ++it) {
+        ++queried;
+        const std::string name = std::regex_replace(std::string((*it)[1]),
+                                                    std::regex("_(bucket|sum|count)$"), "");
+        EXPECT_THAT(text, HasSubstr("# TYPE " + name)) << "panel '" << panel.at("title").get<std::string>()
+                                                    << "' queries " << name;
+      }
+    }
+  }
+  EXPECT_GT(queried, 10U);
 }
 
 TEST_F(AuthTest, QuotasArePerTenantAndNamed) {

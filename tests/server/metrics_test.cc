@@ -1,12 +1,6 @@
 // The Prometheus endpoint (ServerConfig::metrics_listen): scraped over HTTP after a run of known
 // size, parsed, and its counts checked against the calls made; bad requests answered by status.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <map>
-#include <sstream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -19,44 +13,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-// Sends `request` to 127.0.0.1:port and returns everything the server answered.
-std::string Http(int port, const std::string& request) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  timeval timeout{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    return {};
-  }
-  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string response;
-  char buffer[4096];
-  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
-    response.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return response;
-}
-
-// The samples of an exposition text: "name{labels}" → value; every line must be a comment or
-// a sample "name[{labels}] value".
-std::map<std::string, double> Parse(const std::string& body) {
-  std::map<std::string, double> samples;
-  std::istringstream in(body);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    const std::size_t space = line.rfind(' ');
-    EXPECT_NE(space, std::string::npos) << line;
-    if (space == std::string::npos) continue;
-    samples[line.substr(0, space)] = std::stod(line.substr(space + 1));
-  }
-  return samples;
-}
 
 const std::string kSimulate =
     "grpc_method=\"Simulate\",grpc_service=\"tether.v1.SimulationService\",grpc_type=\"server_stream\"";
@@ -93,12 +49,14 @@ TEST(MetricsTest, AScrapeCountsARunOfKnownSize) {
               grpc::StatusCode::NOT_FOUND);
   }
 
-  const std::string response = Http(server->metrics_port(), "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  ScrapeMetricsWhenIdle(server->metrics_port());
+  const std::string response =
+      HttpExchange(server->metrics_port(), "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
   ASSERT_THAT(response, StartsWith("HTTP/1.1 200 OK\r\n"));
   EXPECT_THAT(response, HasSubstr("Content-Type: text/plain; version=0.0.4"));
   const std::string body = response.substr(response.find("\r\n\r\n") + 4);
   EXPECT_THAT(body, HasSubstr("# TYPE grpc_server_handling_seconds histogram"));
-  const std::map<std::string, double> m = Parse(body);
+  const std::map<std::string, double> m = ParseExposition(body);
   auto at = [&m](const std::string& key) {
     const auto it = m.find(key);
     EXPECT_NE(it, m.end()) << key << " missing";
@@ -118,17 +76,72 @@ TEST(MetricsTest, AScrapeCountsARunOfKnownSize) {
   EXPECT_EQ(at("tether_sessions"), 0);
   EXPECT_EQ(at("tether_open_streams"), 0);
 
-  EXPECT_THAT(Http(server->metrics_port(), "GET /other HTTP/1.1\r\n\r\n"),
+  EXPECT_THAT(HttpExchange(server->metrics_port(), "GET /other HTTP/1.1\r\n\r\n"),
               StartsWith("HTTP/1.1 404"));
-  EXPECT_THAT(Http(server->metrics_port(), "POST /metrics HTTP/1.1\r\n\r\n"),
+  EXPECT_THAT(HttpExchange(server->metrics_port(), "POST /metrics HTTP/1.1\r\n\r\n"),
               StartsWith("HTTP/1.1 405"));
-  EXPECT_THAT(Http(server->metrics_port(), "GET /metrics HTTP/1.1\r\nX: " +
+  EXPECT_THAT(HttpExchange(server->metrics_port(), "GET /metrics HTTP/1.1\r\nX: " +
                                                std::string(20000, 'a') + "\r\n\r\n"),
               StartsWith("HTTP/1.1 431"));
   // A client that sends nothing is dropped after the responder's timeout; scrapes go on.
-  EXPECT_EQ(Http(server->metrics_port(), ""), "");
-  EXPECT_THAT(Http(server->metrics_port(), "GET /metrics HTTP/1.1\r\n\r\n"),
+  EXPECT_EQ(HttpExchange(server->metrics_port(), ""), "");
+  EXPECT_THAT(HttpExchange(server->metrics_port(), "GET /metrics HTTP/1.1\r\n\r\n"),
               StartsWith("HTTP/1.1 200"));
+}
+
+// The work counters count each stream's own work: a session streamed twice adds both streams'
+// steps, projection iterations and CPU time, but not the initialization before them; the
+// sessions are counted by state.
+class MetricsFixture : public ServerFixture {};
+
+TEST_F(MetricsFixture, StreamWorkAndSessionStatesAreCounted) {
+  ServerConfig config = TestConfig();
+  config.metrics_listen = "127.0.0.1:0";
+  Restart(config);
+  v1::SimulationOptions options;
+  options.set_t_end(2.0);
+  options.set_output_interval(0.01);
+  MustCreateSession("pendulum", "finished", options);
+  MustCreateSession("pendulum", "idle", options);
+  const v1::Session created = Get("sessions/finished");
+
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/finished");
+  request.set_t_end(1.0);
+  const Collected first = Stream(stub_.get(), request);
+  ASSERT_TRUE(first.status.ok()) << first.status.error_message();
+  request.clear_t_end();
+  const Collected second = Stream(stub_.get(), request);
+  ASSERT_TRUE(second.status.ok()) << second.status.error_message();
+  WaitNotRunning("sessions/finished");
+
+  const v1::Statistics& before = created.statistics();
+  const v1::Statistics& after = second.summary.statistics();
+  ASSERT_GT(after.steps(), before.steps());
+  const std::map<std::string, double> m = ScrapeMetricsWhenIdle(server_->metrics_port());
+  auto at = [&m](const std::string& key) {
+    const auto it = m.find(key);
+    EXPECT_NE(it, m.end()) << key << " missing";
+    return it == m.end() ? -1.0 : it->second;
+  };
+  EXPECT_EQ(at("tether_streams_total"), 2);
+  EXPECT_EQ(at("tether_steps_total"), static_cast<double>(after.steps() - before.steps()));
+  EXPECT_EQ(at("tether_rejected_steps_total"),
+            static_cast<double>(after.rejected_steps() - before.rejected_steps()));
+  EXPECT_EQ(at("tether_projection_iterations_total"),
+            static_cast<double>(after.projection_iterations() - before.projection_iterations()));
+  EXPECT_GT(at("tether_projection_iterations_total"), 0);
+  // Rendered to 17 digits from sums of the same doubles in another order: equal to rounding.
+  EXPECT_NEAR(at("tether_simulation_cpu_seconds_total"),
+              after.cpu_seconds() - before.cpu_seconds(), 1e-12 + 1e-12 * after.cpu_seconds());
+  EXPECT_EQ(at("tether_samples_sent_total"),
+            static_cast<double>(first.t.size() + second.t.size()));
+  EXPECT_EQ(at("tether_sessions"), 2);
+  EXPECT_EQ(at("tether_sessions_by_state{state=\"SESSION_STATE_FINISHED\"}"), 1);
+  EXPECT_EQ(at("tether_sessions_by_state{state=\"SESSION_STATE_CREATED\"}"), 1);
+  EXPECT_EQ(at("tether_sessions_by_state{state=\"SESSION_STATE_RUNNING\"}"), 0);
+  // Without tenants there is one anonymous tenant and no per-tenant series.
+  for (const auto& [key, value] : m) EXPECT_EQ(key.find("tenant="), std::string::npos) << key;
 }
 
 }  // namespace

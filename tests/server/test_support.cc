@@ -1,6 +1,9 @@
 #include "test_support.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,12 +12,65 @@
 #include <fstream>
 #include <future>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include <grpcpp/generic/generic_stub.h>
 
 namespace tether::server::testing {
+
+std::string HttpExchange(int port, const std::string& request) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return {};
+  }
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string response;
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+    response.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return response;
+}
+
+std::map<std::string, double> ParseExposition(const std::string& body) {
+  std::map<std::string, double> samples;
+  std::istringstream in(body);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t space = line.rfind(' ');
+    EXPECT_NE(space, std::string::npos) << line;
+    if (space == std::string::npos) continue;
+    samples[line.substr(0, space)] = std::stod(line.substr(space + 1));
+  }
+  return samples;
+}
+
+std::map<std::string, double> ScrapeMetrics(int port) {
+  const std::string response = HttpExchange(port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(response.rfind("HTTP/1.1 200 OK\r\n", 0), 0U) << response.substr(0, 200);
+  const std::size_t body = response.find("\r\n\r\n");
+  return body == std::string::npos ? std::map<std::string, double>{}
+                                   : ParseExposition(response.substr(body + 4));
+}
+
+std::map<std::string, double> ScrapeMetricsWhenIdle(int port) {
+  std::map<std::string, double> samples = ScrapeMetrics(port);
+  for (int i = 0; i < 1000 && samples["tether_open_streams"] != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    samples = ScrapeMetrics(port);
+  }
+  return samples;
+}
 
 int HealthStatus(const std::shared_ptr<grpc::Channel>& channel, const std::string& service) {
   grpc::GenericStub stub(channel);

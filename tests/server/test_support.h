@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -231,6 +232,18 @@ class ServerFixture : public ::testing::Test {
 // is the status enum. Returns 1 SERVING, 2 NOT_SERVING, -1 on an RPC error (NOT_FOUND for a
 // name the server does not know).
 int HealthStatus(const std::shared_ptr<grpc::Channel>& channel, const std::string& service = "");
+
+// Sends `request` (raw HTTP/1.1) to 127.0.0.1:port and returns everything the server answered
+// until it closed the connection (5 s receive timeout); "" if it could not connect.
+std::string HttpExchange(int port, const std::string& request);
+// The samples of a Prometheus exposition text: "name{labels}" → value. Every line must be a
+// comment or a sample "name[{labels}] value" (a test failure otherwise).
+std::map<std::string, double> ParseExposition(const std::string& body);
+// GET /metrics from 127.0.0.1:port, parsed; a test failure unless the answer is 200.
+std::map<std::string, double> ScrapeMetrics(int port);
+// ScrapeMetrics once tether_open_streams is 0 (polled, at most 5 s): a stream leaves the open
+// set only after its client saw the status, so a scrape right after a call may still count it.
+std::map<std::string, double> ScrapeMetricsWhenIdle(int port);
 
 // A real tether-server process on 127.0.0.1 port 0 with 2 worker threads and `args` added;
 // its stderr goes to a file read for the port. Killed (SIGKILL) at destruction if still running,
