@@ -1,11 +1,12 @@
 #include "cli/run_command.h"
 
-#include "cli/enum_text.h"
+#include <unistd.h>
 
 #include <charconv>
 #include <cstdlib>
 #include <memory>
 
+#include "cli/enum_text.h"
 #include "cli/exit_codes.h"
 #include "cli/exit_status.h"
 #include "cli/number_format.h"
@@ -13,6 +14,7 @@
 #include "cli/run_output.h"
 #include "cli/spec_text.h"
 #include "cli/stop_signals.h"
+#include "cli/terminal.h"
 
 namespace tether::cli {
 namespace {
@@ -202,7 +204,8 @@ int RunCommand(client::Client& client, const RunCommandOptions& options, std::os
   handlers.on_header = [&](const v1::StreamHeader& header, const client::StreamColumns& columns) {
     const std::string report = InitializationText(header.initialization());
     if (!report.empty()) err << "tether: " << report << '\n';
-    progress = std::make_unique<ProgressBar>(err, options.progress, header.t_start(), header.t_end());
+    progress = std::make_unique<ProgressBar>(err, options.progress, header.t_start(), header.t_end(),
+                                             TerminalColumns(STDERR_FILENO));
     output.Begin(PlotTitle(options), header, columns, &output_problem);
   };
   handlers.on_event = [&](const v1::Event& event) {

@@ -1,13 +1,17 @@
 #include "cli/run_output.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <limits>
 
 #include "cli/csv_writer.h"
 #include "cli/jsonl_writer.h"
 #include "cli/svg_plot.h"
 #include "cli/table_writer.h"
+#include "cli/terminal.h"
 
 namespace tether::cli {
 
@@ -32,7 +36,14 @@ bool RunOutput::OpenFormat(std::string* why) {
     data = &file_;
   }
   switch (options_.format) {
-    case OutputFormat::kTable: format_ = std::make_unique<TableWriter>(*data); break;
+    case OutputFormat::kTable: {
+      // Fitted to the terminal only when the table goes to one.
+      const bool terminal = data == &std::cout && isatty(STDOUT_FILENO) != 0;
+      format_ = std::make_unique<TableWriter>(
+          *data, TableWriter::kDefaultMaxRows,
+          terminal ? static_cast<std::size_t>(TerminalColumns(STDOUT_FILENO)) : 0);
+      break;
+    }
     case OutputFormat::kCsv: format_ = std::make_unique<CsvWriter>(*data); break;
     case OutputFormat::kJsonl: format_ = std::make_unique<JsonlWriter>(*data); break;
   }

@@ -1,5 +1,7 @@
 #include "cli/sweep_command.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
@@ -25,6 +27,7 @@
 #include "cli/sweep_output.h"
 #include "cli/stop_signals.h"
 #include "cli/sweep_progress.h"
+#include "cli/terminal.h"
 
 namespace tether::cli {
 namespace {
@@ -402,7 +405,8 @@ int SweepCommand(const std::string& target, const SweepCommandOptions& options, 
     if (!existing.rows.contains(run)) pending.push_back(run);
   }
   SweepOutput output(options.format, rows.stream(), columns, &existing);
-  SweepProgress progress(err, options.progress, design.size(), existing.rows.size());
+  SweepProgress progress(err, options.progress, design.size(), existing.rows.size(),
+                         TerminalColumns(STDERR_FILENO));
   Tally tally;
   FirstWarning warning;
   const RequestFactory request_of(base, design);

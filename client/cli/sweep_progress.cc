@@ -2,17 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "cli/number_format.h"
 #include "cli/progress_bar.h"
+#include "cli/terminal.h"
 
 namespace tether::cli {
 
 SweepProgress::SweepProgress(std::ostream& out, bool enabled, std::size_t total,
-                             std::size_t already_done)
+                             std::size_t already_done, int columns)
     : out_(out),
       enabled_(enabled),
       total_(total),
+      columns_(columns),
       done_(already_done),
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {}
@@ -21,19 +25,16 @@ std::string SweepProgress::Line(std::size_t done, std::size_t failed, std::size_
                                 double seconds) const {
   const double fraction =
       total_ > 0 ? static_cast<double>(done) / static_cast<double>(total_) : 1.0;
-  const auto filled = static_cast<std::size_t>(std::lround(fraction * ProgressBar::kBarWidth));
-  std::string line = "[" + std::string(filled, '#') +
-                     std::string(static_cast<std::size_t>(ProgressBar::kBarWidth) - filled, '.') +
-                     "]  ";
-  line += std::to_string(done) + "/" + std::to_string(total_) + " runs  " + std::to_string(failed) +
-          " failed";
+  std::vector<std::string> parts = {std::to_string(done) + "/" + std::to_string(total_) + " runs",
+                                    std::to_string(failed) + " failed"};
   if (seconds > 0 && rate_done > 0) {
     const double rate = static_cast<double>(rate_done) / seconds;
-    line += "  " + FormatShort(rate, 3) + " runs/s";
-    if (done < total_)
-      line += "  eta " + FormatShort(static_cast<double>(total_ - done) / rate, 2) + " s";
+    parts.push_back(FormatShort(rate, 3) + " runs/s");
+    if (done < total_) {
+      parts.push_back("eta " + FormatShort(static_cast<double>(total_ - done) / rate, 2) + " s");
+    }
   }
-  return line;
+  return ProgressLine(fraction, parts, columns_);
 }
 
 void SweepProgress::RunDone(bool failed) {

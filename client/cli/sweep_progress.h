@@ -14,7 +14,9 @@ namespace tether::cli {
 class SweepProgress {
  public:
   // `total` runs of which `already_done` were finished before (a resumed sweep).
-  SweepProgress(std::ostream& out, bool enabled, std::size_t total, std::size_t already_done);
+  // `columns`: the terminal's width (TerminalColumns).
+  SweepProgress(std::ostream& out, bool enabled, std::size_t total, std::size_t already_done,
+                int columns);
 
   // One more run finished; `failed`: it did not reach its end.
   void RunDone(bool failed);
@@ -30,6 +32,7 @@ class SweepProgress {
   std::ostream& out_;
   bool enabled_;
   std::size_t total_;
+  int columns_;
   std::size_t done_;
   std::size_t failed_ = 0;
   std::size_t done_here_ = 0;

@@ -3,9 +3,11 @@
 //
 //   run            0-based run index
 //   <parameters>   the swept parameters' values (sweep_design.h)
-//   status         the run's gRPC status code: OK, ABORTED (a numerical failure), INVALID_ARGUMENT,
-//   ... termination    REACHED_END, PROJECTION_FAILED, STEP_LIMIT, ... ("" without a summary) t
-//   time of the last good state [s] <columns>      the last sample's value of every streamed column
+//   status         the run's gRPC status code: OK, ABORTED (a numerical failure),
+//                  INVALID_ARGUMENT, ...
+//   termination    REACHED_END, PROJECTION_FAILED, STEP_LIMIT, ... ("" without a summary)
+//   t              time of the last good state [s]
+//   <columns>      the last sample's value of every streamed column
 //   <stats>        the chosen Statistics fields (--stats)
 //   cpu_seconds    the server's CPU time for the run [s]
 //   replica        the replica that ran it (the server's x-tether-replica name, else its address)

@@ -66,8 +66,8 @@ std::vector<std::vector<std::string>> TableWriter::Cells(const std::vector<Line>
   return cells;
 }
 
-void TableWriter::Print(const std::vector<std::string>& header,
-                        const std::vector<std::vector<std::string>>& cells) {
+std::size_t TableWriter::Print(const std::vector<std::string>& header,
+                               const std::vector<std::vector<std::string>>& cells) {
   std::vector<std::size_t> widths;
   for (const std::string& name : header) widths.push_back(name.size());
   for (const auto& line : cells) {
@@ -75,15 +75,28 @@ void TableWriter::Print(const std::vector<std::string>& header,
       widths[i] = std::max(widths[i], line[i].size());
     }
   }
-  PrintLine(header, widths);
-  for (const auto& line : cells) PrintLine(line, widths);
+  // Numeric columns while they fit in the width less its last column (so no line wraps); the
+  // first always. The event column, unpadded, may run past it (it is text, cut by the terminal).
+  const std::size_t numbers = with_events_ ? header.size() - 1 : header.size();
+  std::size_t shown = numbers;
+  if (columns_wide_ > 0) {
+    std::size_t used = 0;
+    for (shown = 0; shown < numbers; ++shown) {
+      const std::size_t next = used + (shown > 0 ? 2 : 0) + widths[shown];
+      if (shown > 0 && next + 1 > columns_wide_) break;
+      used = next;
+    }
+  }
+  PrintLine(header, widths, shown);
+  for (const auto& line : cells) PrintLine(line, widths, shown);
+  return shown;
 }
 
 void TableWriter::PrintLine(const std::vector<std::string>& line,
-                            const std::vector<std::size_t>& widths) {
+                            const std::vector<std::size_t>& widths, std::size_t shown) {
   // Numbers right-aligned; the event column, last, left-aligned and unpadded (no trailing blanks).
   const std::size_t numbers = with_events_ && !line.empty() ? line.size() - 1 : line.size();
-  for (std::size_t i = 0; i < numbers && i < widths.size(); ++i) {
+  for (std::size_t i = 0; i < numbers && i < shown && i < widths.size(); ++i) {
     if (i > 0) out_ << "  ";
     PrintPadded(out_, line[i], widths[i]);
   }
@@ -95,7 +108,12 @@ void TableWriter::End() {
   std::vector<std::string> header = columns_;
   if (with_events_) header.emplace_back("event");
   const std::vector<std::vector<std::string>> cells = Cells(Lines());
-  Print(header, cells);
+  const std::size_t shown = Print(header, cells);
+  if (shown < columns_.size()) {
+    out_ << "(" << columns_.size() - shown << " columns wider than the terminal not shown:";
+    for (std::size_t i = shown; i < columns_.size(); ++i) out_ << (i > shown ? ", " : " ") << columns_[i];
+    out_ << "; --columns picks columns, --format csv shows all)\n";
+  }
   if (rows_.seen() > cells.size()) {
     out_ << "(" << cells.size() << " of " << rows_.seen()
          << " samples shown; --format csv or jsonl for all)\n";

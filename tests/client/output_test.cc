@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -25,6 +27,7 @@
 #include "cli/row_event.h"
 #include "cli/svg_plot.h"
 #include "cli/table_writer.h"
+#include "cli/terminal.h"
 #include "client/xml_check.h"
 
 namespace tether::cli {
@@ -357,12 +360,62 @@ TEST(SvgPlotWriter, NoEventsNoMarkers) {
 
 TEST(ProgressBar, LineShowsFractionTimeSamplesAndRate) {
   std::ostringstream out;
-  ProgressBar bar(out, false, 0.0, 50.0);
+  ProgressBar bar(out, false, 0.0, 50.0, 120);
   EXPECT_EQ(bar.Line(25, 2501, 0.5),
-            "[###############...............] 50%  t = 25 / 50 s  2501 samples  5002 samples/s");
+            "[###############...............]  50%  t = 25 / 50 s  2501 samples  5002 samples/s");
   bar.Update(25, 2501);
   bar.Finish();
   EXPECT_EQ(out.str(), "");  // disabled: silent
+}
+
+// Whatever the terminal's width, the line leaves its last column free (a wrapped line cannot be
+// redrawn with "\r"): the bar narrows first, then the rate and the sample count go, then the bar.
+TEST(ProgressBar, LineFitsTheTerminal) {
+  std::ostringstream out;
+  for (int columns = 1; columns <= 140; ++columns) {
+    ProgressBar bar(out, false, 0.0, 50.0, columns);
+    EXPECT_LE(bar.Line(25, 2501, 0.5).size(), static_cast<std::size_t>(std::max(columns - 1, 1)))
+        << columns << " columns";
+  }
+  EXPECT_EQ(ProgressBar(out, false, 0.0, 50.0, 80).Line(25, 2501, 0.5),
+            "[##############.............]  50%  t = 25 / 50 s  2501 samples  5002 samples/s");
+  EXPECT_EQ(ProgressBar(out, false, 0.0, 50.0, 60).Line(25, 2501, 0.5),
+            "[#####.....]  50%  t = 25 / 50 s  2501 samples");
+  EXPECT_EQ(ProgressBar(out, false, 0.0, 50.0, 20).Line(25, 2501, 0.5), "[#####.....]  50%");
+  EXPECT_EQ(ProgressBar(out, false, 0.0, 50.0, 12).Line(25, 2501, 0.5), "50%");
+  EXPECT_EQ(ProgressBar(out, false, 0.0, INFINITY, 30).Line(25, 2501, 0.5), "t = 25 s  2501 samples");
+}
+
+TEST(TerminalColumns, ReadsColumnsWhenTheDescriptorIsNoTerminal) {
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  ::setenv("COLUMNS", "132", 1);
+  EXPECT_EQ(TerminalColumns(ends[0]), 132);
+  ::setenv("COLUMNS", "wide", 1);
+  EXPECT_EQ(TerminalColumns(ends[0]), kDefaultTerminalColumns);
+  ::unsetenv("COLUMNS");
+  EXPECT_EQ(TerminalColumns(ends[0]), kDefaultTerminalColumns);
+  ::close(ends[0]);
+  ::close(ends[1]);
+}
+
+// On a narrow terminal the table keeps the columns that fit and names the others.
+TEST(TableWriter, FitsTheTerminalAndNamesTheColumnsLeftOut) {
+  std::ostringstream out;
+  TableWriter table(out, 10, 20);
+  table.Begin({"t", "x", "y", "lambda"}, false);
+  const std::vector<double> row = {0.5, 1.25, -2.5, 19.625};
+  table.Row(row, {});
+  table.End();
+  std::istringstream lines(out.str());
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "  t     x     y");
+  std::getline(lines, line);
+  EXPECT_EQ(line, "0.5  1.25  -2.5");
+  std::getline(lines, line);
+  EXPECT_EQ(line, "(1 columns wider than the terminal not shown: lambda; --columns picks columns, "
+                  "--format csv shows all)");
 }
 
 }  // namespace

@@ -282,11 +282,14 @@ TEST(SweepTable, ReadBackRefusesAnotherSweep) {
 
 TEST(SweepProgress, LineCountsRunsFailuresAndRate) {
   std::ostringstream out;
-  SweepProgress progress(out, false, 40, 0);
+  SweepProgress progress(out, false, 40, 0, 80);
   EXPECT_EQ(progress.Line(10, 1, 10, 2.0),
             "[########......................]  10/40 runs  1 failed  5 runs/s  eta 6 s");
   EXPECT_EQ(progress.Line(40, 0, 40, 4.0),
             "[##############################]  40/40 runs  0 failed  10 runs/s");
+  // A narrow terminal: the bar narrows, then the eta and the rate go.
+  EXPECT_EQ(SweepProgress(out, false, 40, 0, 40).Line(10, 1, 10, 2.0),
+            "[###.......]  10/40 runs  1 failed");
 }
 
 }  // namespace
