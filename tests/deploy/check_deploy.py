@@ -8,23 +8,33 @@ Each subcommand is one ctest test (tests/deploy/CMakeLists.txt):
       executable, every preset it names is defined in CMakePresets.json, the test stage runs
       what .ci/run runs, the runtime stage copies the binaries the install rules produce, and
       (given the built binaries) its package list covers every shared library they load.
-  manifests SOURCE_DIR RENDERED.yaml
+  manifests SOURCE_DIR RENDERED.yaml SERVER_BIN
       The rendered Kubernetes objects agree with each other, with the server's drain sequence
-      and with the image: flags, ports, probes, grace periods, users, selectors, ConfigMaps.
+      and with the image: flags, ports, probes, grace periods, users, selectors, ConfigMaps; the
+      TLS and token files the environment names lie in read-only secret volumes mounted as
+      directories; the probes ask the plaintext --health-listen port; every flag and TETHER_*
+      variable is one the built tether-server's --help lists.
   envoy SOURCE_DIR
       deploy/envoy.yaml has the structure of an Envoy v3 bootstrap that pins session calls by
-      consistent hashing on the header deploy/README.md documents (Envoy is not installed here).
+      consistent hashing on the header deploy/README.md documents (Envoy is not installed here),
+      terminates the clients' TLS and re-encrypts to the pods, verifying the name it sends; every
+      certificate file it reads is in a secret volume of k8s/proxy.yaml.
   compose SOURCE_DIR
-      deploy/compose.yaml runs the server as the manifests do and `tether sweep` over its replicas.
+      deploy/compose.yaml runs the server as the manifests do (arguments, environment, the files
+      it names mounted), checks health on the plaintext health port, runs `tether sweep` over its
+      replicas with TLS, and mounts the proxy's certificate files where envoy.yaml reads them.
   health_names SOURCE_DIR SERVER_BIN CLIENT_BIN
       Every grpc.health.v1 service name the files in deploy/ ask for (Kubernetes gRPC probes,
       Envoy's grpc_health_check, compose health checks, and the image's HEALTHCHECK that
       compose relies on) is SERVING on a real tether-server; a name none of them uses is not.
   server SOURCE_DIR SERVER_BIN CLIENT_BIN
-      The built tether-server starts with the Deployment's arguments (on a free loopback port)
-      and a models dir laid out as a ConfigMap volume is (links into ..data), the image's
-      HEALTHCHECK command reports it healthy, the ConfigMap's models are listed, and SIGTERM
-      ends it with exit 0 within the drain grace.
+      The built tether-server starts with the Deployment's arguments and environment (on free
+      loopback ports), a models dir laid out as a ConfigMap volume is (links into ..data), and
+      certificates (scripts/dev-certs) and a token file laid out as the secret volumes are:
+      compose's health check passes on the plaintext health port, which serves nothing else; a
+      TLS call with the CA and a token lists the ConfigMap's models, also when verifying the
+      name Envoy verifies; plaintext and token-less calls are refused; SIGTERM ends it with
+      exit 0 within the drain grace.
 
 Every problem is printed on its own line, naming the file and what disagrees; the exit code is
 1 if there was any. Run with Debian's interpreter (/usr/bin/python3, which has python3-yaml).
@@ -46,6 +56,15 @@ import yaml
 SESSION_HEADER = "x-tether-session"
 SERVICE_NAME = "tether.v1.SimulationService"
 GRPC_PORT = 50051
+# The secrets deploy/k8s mounts (deploy/README.md, "TLS in the deployment") and their keys.
+SERVER_TLS_SECRET = "tether-tls"
+PROXY_TLS_SECRET = "tether-proxy-tls"
+TOKENS_SECRET = "tether-tokens"
+TLS_SECRET_KEYS = {"tls.crt", "tls.key", "ca.crt"}
+# Each server variable that names a file, and the secret that file must come from.
+SECRET_FILE_VARIABLES = {"TETHER_TLS_CERT": SERVER_TLS_SECRET, "TETHER_TLS_KEY": SERVER_TLS_SECRET,
+                         "TETHER_TLS_CLIENT_CA": SERVER_TLS_SECRET,
+                         "TETHER_SERVER_TOKEN_FILE": TOKENS_SECRET}
 BASE_IMAGE = "debian:bookworm-slim"
 # Packages of debian:bookworm-slim's "required" set whose libraries need no install step.
 BASE_IMAGE_PACKAGES = {"libc6", "libgcc-s1", "libstdc++6", "zlib1g"}
@@ -111,6 +130,44 @@ def flag_values(args):
             values[arg] = ""
         i += 1
     return values
+
+
+def port_of(address):
+    """'0.0.0.0:50052' → 50052; None if there is no numeric port."""
+    _, _, port = (address or "").rpartition(":")
+    return int(port) if port.isdigit() else None
+
+
+def container_env(container):
+    """A container's literal environment: {name: value} (valueFrom entries are left out)."""
+    return {e["name"]: e["value"] for e in container.get("env", []) if "value" in e}
+
+
+def mount_holding(path, mounts):
+    """The mount (a dict with mountPath, or a compose 'SOURCE:TARGET[:ro]' string split into
+    (source, target, options)) whose target directory holds `path`, and the path inside it."""
+    for mount in mounts:
+        target = mount["mountPath"] if isinstance(mount, dict) else mount[1]
+        if os.path.dirname(path) == target.rstrip("/"):
+            return mount, os.path.basename(path)
+    return None, None
+
+
+def server_help(server_bin, problems):
+    """The built tether-server's --help text, or None (a problem recorded)."""
+    if not problems.check(server_bin and os.path.isfile(server_bin), f"built binary "
+                          f"'{server_bin}' not found: build tether-server before this test"):
+        return None
+    result = subprocess.run([server_bin, "--help"], capture_output=True, text=True, timeout=20)
+    problems.check(result.returncode == 0, f"{server_bin} --help exited {result.returncode}")
+    return result.stdout
+
+
+def help_flags_and_variables(text):
+    """({'--listen', ...}, {'TETHER_LISTEN', ...}) as CLI11 prints them in --help."""
+    flags = set(re.findall(r"(?:^|[\s,])(--[a-z][a-z0-9-]*)", text))
+    variables = set(re.findall(r"\(Env:(TETHER_[A-Z0-9_]+)\)", text))
+    return flags, variables
 
 
 # ---------------------------------------------------------------------------------- Dockerfile
@@ -401,7 +458,7 @@ def container_named(pod_spec, name):
     return next((c for c in pod_spec.get("containers", []) if c.get("name") == name), None)
 
 
-def check_manifests(source_dir, rendered):
+def check_manifests(source_dir, rendered, server_bin):
     problems = Problems()
     objects = [o for o in yaml.safe_load_all(read(rendered)) if o]
     by_id = {(o["kind"], o["metadata"]["name"]): o for o in objects}
@@ -449,14 +506,25 @@ def check_manifests(source_dir, rendered):
         problems.check(grace >= pause + drain, f"Deployment/tether: terminationGracePeriodSeconds "
                        f"{grace} < preStop {pause} s + --drain-grace {drain} s")
 
-    # Native gRPC probes on grpc.health.v1 with the names the server registers.
+    # Native gRPC probes on grpc.health.v1 with the names the server registers, on the
+    # plaintext --health-listen port: the kubelet's gRPC probes cannot speak TLS.
+    health_port = port_of(flags.get("--health-listen"))
+    problems.check(health_port is not None and health_port != GRPC_PORT,
+                   f"Deployment/tether: --health-listen is {flags.get('--health-listen')}, "
+                   f"expected a plaintext port of its own (not {GRPC_PORT})")
+    problems.check(health_port in ports,
+                   f"Deployment/tether: the health port {health_port} is not a declared "
+                   "containerPort")
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        grpc_probe = container.get(probe, {}).get("grpc", {})
+        problems.check(grpc_probe.get("port") == health_port,
+                       f"Deployment/tether: {probe} is not grpc on the --health-listen port "
+                       f"{health_port}: {grpc_probe}")
     readiness = container.get("readinessProbe", {}).get("grpc", {})
     liveness = container.get("livenessProbe", {})
-    problems.check(readiness.get("port") == GRPC_PORT and readiness.get("service") == SERVICE_NAME,
-                   f"Deployment/tether: readinessProbe is not grpc on {GRPC_PORT} for "
-                   f"{SERVICE_NAME}: {readiness}")
-    problems.check(liveness.get("grpc", {}).get("port") == GRPC_PORT,
-                   f"Deployment/tether: livenessProbe is not grpc on {GRPC_PORT}")
+    problems.check(readiness.get("service") == SERVICE_NAME,
+                   f"Deployment/tether: readinessProbe does not ask for {SERVICE_NAME}: "
+                   f"{readiness}")
     # A draining server is NOT_SERVING; liveness must not restart it before it exits itself.
     window = liveness.get("periodSeconds", 10) * liveness.get("failureThreshold", 3)
     if drain is not None:
@@ -491,6 +559,47 @@ def check_manifests(source_dir, rendered):
                        if f.endswith(".json"))
         problems.check(keys and keys == files, f"ConfigMap tether-models holds {keys}, but "
                        f"deploy/k8s/models has {files} (list each in kustomization.yaml)")
+
+    # TLS and tokens: each file the environment names is a key of the right secret, mounted
+    # read-only as a directory. A subPath mount is a copy the kubelet never refreshes, so a
+    # rotated secret would not reach the server (which re-reads the files by itself).
+    env = container_env(container)
+    for variable in ("TETHER_TLS_CERT", "TETHER_TLS_KEY", "TETHER_SERVER_TOKEN_FILE"):
+        problems.check(variable in env, f"Deployment/tether: {variable} is not set (the "
+                       "Deployment serves TLS with bearer tokens)")
+    container_mounts = container.get("volumeMounts", [])
+    for variable, secret in SECRET_FILE_VARIABLES.items():
+        if variable not in env:
+            continue
+        mount, key = mount_holding(env[variable], container_mounts)
+        if not problems.check(mount is not None, f"Deployment/tether: {variable}="
+                              f"{env[variable]} is in no mounted directory"):
+            continue
+        volume = volumes.get(mount["name"], {}).get("secret", {})
+        problems.check(volume.get("secretName") == secret, f"Deployment/tether: {variable} is "
+                       f"read from volume {mount['name']}, not from secret {secret}")
+        problems.check(mount.get("readOnly") is True and "subPath" not in mount,
+                       f"Deployment/tether: the mount of {secret} must be readOnly and without "
+                       "subPath (a subPath copy never sees a rotated secret)")
+        if secret != TOKENS_SECRET:
+            problems.check(key in TLS_SECRET_KEYS, f"Deployment/tether: {variable} names key "
+                           f"{key}; a kubernetes.io/tls secret holds {sorted(TLS_SECRET_KEYS)}")
+    problems.check("--tls-cert" not in flags and "--token-file" not in flags,
+                   "Deployment/tether: TLS and token files are set by the environment; "
+                   "an argument as well would be two places for one setting")
+
+    # Every flag and variable is one the built server accepts (a typo would stop it at start).
+    help_text = server_help(server_bin, problems)
+    if help_text is not None:
+        known_flags, known_variables = help_flags_and_variables(help_text)
+        problems.check("--listen" in known_flags and "TETHER_LISTEN" in known_variables,
+                       "tether-server --help: could not read its flags (format changed?)")
+        for flag in flags:
+            problems.check(flag in known_flags,
+                           f"Deployment/tether: tether-server has no flag {flag}")
+        for variable in container.get("env", []):
+            problems.check(variable["name"] in known_variables,
+                           f"Deployment/tether: tether-server reads no variable {variable['name']}")
 
     # Services select the server pods and reach the named container port.
     for name, headless in (("tether", False), ("tether-headless", True)):
@@ -630,6 +739,8 @@ def check_envoy(source_dir):
         problems.check(checks == [SERVICE_NAME], f"envoy.yaml: cluster {name} health checks "
                        f"{checks}, expected gRPC health of {SERVICE_NAME}")
 
+    check_envoy_tls(source_dir, listener, clusters, problems)
+
     types = []
     walk_types(config, types)
     for type_url in types:
@@ -638,6 +749,121 @@ def check_envoy(source_dir):
     readme = read(os.path.join(source_dir, "deploy/README.md"))
     problems.check(SESSION_HEADER in readme, f"deploy/README.md does not document {SESSION_HEADER}")
     return problems.finish("envoy")
+
+
+def tls_context(holder, kind):
+    """The typed_config of `holder`'s envoy.transport_sockets.tls transport socket if its @type
+    is `kind` (DownstreamTlsContext or UpstreamTlsContext), else None."""
+    socket_ = holder.get("transport_socket", {})
+    config = socket_.get("typed_config", {})
+    if socket_.get("name") == "envoy.transport_sockets.tls" and \
+            config.get("@type", "").endswith(f".tls.v3.{kind}"):
+        return config
+    return None
+
+
+def envoy_file_sources(source_dir):
+    """The envoy container's mounts in k8s/proxy.yaml, and its pod's volumes by name."""
+    documents = [d for d in yaml.safe_load_all(read(os.path.join(source_dir,
+                                                                 "deploy/k8s/proxy.yaml"))) if d]
+    proxy = next((d for d in documents if d["kind"] == "Deployment"), {})
+    pod = proxy.get("spec", {}).get("template", {}).get("spec", {})
+    envoy = container_named(pod, "envoy") or {}
+    return envoy.get("volumeMounts", []), {v["name"]: v for v in pod.get("volumes", [])}
+
+
+def walk_filenames(node, found):
+    """Appends every `filename:` (an Envoy DataSource read from a file) in a parsed tree."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "filename" and isinstance(value, str):
+                found.append(value)
+            walk_filenames(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            walk_filenames(value, found)
+
+
+def check_envoy_tls(source_dir, listener, clusters, problems):
+    """Clients' TLS ends at the listener; every cluster re-encrypts to the pods and verifies the
+    name it sends; each file Envoy reads is a key of the right secret, mounted by proxy.yaml."""
+    mounts, volumes = envoy_file_sources(source_dir)
+
+    def check_file(path, secret, what):
+        mount, key = mount_holding(path, mounts)
+        if not problems.check(mount is not None, f"envoy.yaml: {what} {path} is in no directory "
+                              "k8s/proxy.yaml mounts into the envoy container"):
+            return
+        volume = volumes.get(mount["name"], {}).get("secret", {})
+        problems.check(volume.get("secretName") == secret, f"envoy.yaml: {what} {path} comes from "
+                       f"volume {mount['name']}, not from secret {secret}")
+        problems.check(mount.get("readOnly") is True and "subPath" not in mount,
+                       f"k8s/proxy.yaml: the mount of {secret} must be readOnly and without "
+                       "subPath")
+        problems.check(key in TLS_SECRET_KEYS, f"envoy.yaml: {what} {path}: {key} is not a key "
+                       f"of a kubernetes.io/tls secret {sorted(TLS_SECRET_KEYS)}")
+        items = [i.get("path") for i in volume.get("items", [])]
+        problems.check(not items or key in items, f"k8s/proxy.yaml: volume {mount['name']} "
+                       f"projects {items}, not {key}")
+
+    chains = listener.get("filter_chains", [])
+    for i, chain in enumerate(chains):
+        downstream = tls_context(chain, "DownstreamTlsContext")
+        if not problems.check(downstream is not None, f"envoy.yaml: filter chain {i} does not "
+                              "terminate TLS (transport_socket with a DownstreamTlsContext)"):
+            continue
+        common = downstream.get("common_tls_context", {})
+        problems.check("h2" in common.get("alpn_protocols", []),
+                       f"envoy.yaml: filter chain {i} does not offer h2 by ALPN (gRPC)")
+        certificates = common.get("tls_certificates", [])
+        problems.check(len(certificates) == 1,
+                       f"envoy.yaml: filter chain {i} has {len(certificates)} certificates, "
+                       "expected 1")
+        for certificate in certificates:
+            for field in ("certificate_chain", "private_key"):
+                check_file(certificate.get(field, {}).get("filename", ""), PROXY_TLS_SECRET,
+                           f"listener {field}")
+
+    for name, cluster in clusters.items():
+        upstream = tls_context(cluster, "UpstreamTlsContext")
+        if not problems.check(upstream is not None, f"envoy.yaml: cluster {name} speaks "
+                              "plaintext to the pods (no UpstreamTlsContext)"):
+            continue
+        common = upstream.get("common_tls_context", {})
+        problems.check("h2" in common.get("alpn_protocols", []),
+                       f"envoy.yaml: cluster {name} does not offer h2 by ALPN")
+        validation = common.get("validation_context", {})
+        check_file(validation.get("trusted_ca", {}).get("filename", ""), SERVER_TLS_SECRET,
+                   f"cluster {name} trusted_ca")
+        problems.check(not common.get("tls_certificates"), f"envoy.yaml: cluster {name} sends a "
+                       "client certificate, but the server runs without --tls-client-ca")
+        # Without a subjectAltName matcher Envoy accepts any certificate the CA signed.
+        sni = upstream.get("sni")
+        names = [m.get("matcher", {}).get("exact") for m in
+                 validation.get("match_typed_subject_alt_names", []) if m.get("san_type") == "DNS"]
+        problems.check(bool(sni) and names == [sni], f"envoy.yaml: cluster {name} sends SNI "
+                       f"{sni} but verifies the names {names}; verify exactly the name it sends")
+    # The proxy needs the servers' CA, never their private key.
+    for name, volume in volumes.items():
+        secret = volume.get("secret", {})
+        if secret.get("secretName") == SERVER_TLS_SECRET:
+            keys = [i.get("key") for i in secret.get("items", [])]
+            problems.check(keys == ["ca.crt"], f"k8s/proxy.yaml: volume {name} projects "
+                           f"{keys or 'every key'} of {SERVER_TLS_SECRET}; only ca.crt belongs in "
+                           "the proxy (the servers' tls.key must not)")
+    # Both clusters reach the same pods: one name and one CA for all of them.
+    snis = {(tls_context(c, "UpstreamTlsContext") or {}).get("sni") for c in clusters.values()}
+    problems.check(len(snis) == 1, f"envoy.yaml: the clusters send different SNI names {snis}")
+
+
+def envoy_upstream_name(source_dir):
+    """The name Envoy verifies in the pods' certificates (its clusters' SNI)."""
+    config = yaml.safe_load(read(os.path.join(source_dir, "deploy/envoy.yaml")))
+    for cluster in config.get("static_resources", {}).get("clusters", []):
+        upstream = tls_context(cluster, "UpstreamTlsContext")
+        if upstream and upstream.get("sni"):
+            return upstream["sni"]
+    return None
 
 
 # ---------------------------------------------------------------------------------- compose
@@ -663,6 +889,29 @@ def check_compose(source_dir):
     models_dir = flag_values(args).get("--models-dir")
     problems.check(any(v.split(":")[1] == models_dir for v in server.get("volumes", [])),
                    f"compose.yaml: nothing is mounted at --models-dir {models_dir}")
+    # The same environment (TLS, tokens), each file it names in a directory mounted read-only:
+    # a whole directory, as the secret volumes are, so replacing the files rotates them.
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    env = container_env(container)
+    compose_env = {k: str(v) for k, v in (server.get("environment") or {}).items()}
+    problems.check(compose_env == env, f"compose.yaml: the server's environment {compose_env} "
+                   f"differs from the Deployment's {env}")
+    volumes = [tuple(v.split(":")) for v in server.get("volumes", [])]
+    for variable in SECRET_FILE_VARIABLES:
+        if variable not in compose_env:
+            continue
+        mount, _ = mount_holding(compose_env[variable], volumes)
+        problems.check(mount is not None and mount[2:] == ("ro",), f"compose.yaml: {variable}="
+                       f"{compose_env[variable]} is in no directory mounted read-only")
+    # The image's HEALTHCHECK asks TETHER_LISTEN's port in plaintext, which speaks TLS here;
+    # compose must ask the plaintext health port instead.
+    health_port = port_of(flag_values(args).get("--health-listen"))
+    test = (server.get("healthcheck") or {}).get("test", [])
+    words = [w for w in test if w not in ("CMD", "CMD-SHELL")] if isinstance(test, list) else []
+    problems.check(tether_health_service(words) is not None and
+                   port_of(flag_values(words[2:]).get("--server")) == health_port,
+                   f"compose.yaml: the server's healthcheck {test} does not run `tether health "
+                   f"--server 127.0.0.1:{health_port}` (the plaintext --health-listen port)")
     aliases = server.get("networks", {}).get("default", {}).get("aliases", [])
     problems.check("tether-headless" in aliases,
                    "compose.yaml: the server lacks the alias tether-headless that envoy.yaml uses")
@@ -675,6 +924,13 @@ def check_compose(source_dir):
     problems.check("tether sweep " in script and f"--server dns:///tether:{GRPC_PORT}" in script,
                    "compose.yaml: the sweep does not run "
                    f"`tether sweep --server dns:///tether:{GRPC_PORT}`")
+    # TLS verified with a CA file and a token from a file, both mounted into the job.
+    sweep_flags = flag_values(shlex.split(script.replace("\\\n", " ")))
+    sweep_mounts = [tuple(v.split(":")) for v in sweep.get("volumes", [])]
+    for flag in ("--tls-ca", "--token-file"):
+        path = sweep_flags.get(flag)
+        problems.check(path is not None and any(m[1] == path for m in sweep_mounts),
+                       f"compose.yaml: the sweep's {flag} {path} is not a file mounted into it")
     levels = re.findall(r"--values \w+=([^\s]+)", script)
     values = levels[0].split(",") if levels else []
     problems.check(len(set(values)) >= 3, f"compose.yaml: the sweep has {len(set(values))} "
@@ -685,21 +941,35 @@ def check_compose(source_dir):
                        os.path.realpath(os.path.join(source_dir, "deploy/envoy.yaml"))
                        for v in proxy.get("volumes", [])),
                    "compose.yaml: the proxy does not mount deploy/envoy.yaml")
+    # Every certificate file envoy.yaml reads is mounted into the proxy, file or directory.
+    envoy_config = yaml.safe_load(read(os.path.join(source_dir, "deploy/envoy.yaml")))
+    envoy_files = []
+    walk_filenames(envoy_config, envoy_files)
+    targets = [v.split(":")[1] for v in proxy.get("volumes", [])]
+    for path in envoy_files:
+        problems.check(path in targets or os.path.dirname(path) in targets,
+                       f"compose.yaml: the proxy does not mount {path}, which envoy.yaml reads")
     return problems.finish("compose")
 
 # ---------------------------------------------------------------------------------- server
 
 
-def configmap_volume(source, target):
-    """Lays out `target` as the kubelet mounts a ConfigMap: the files in a timestamped hidden
-    directory, `..data` linking to it, and one link per key through `..data`."""
+def atomic_volume(files, target):
+    """Lays out `target` as the kubelet mounts a ConfigMap or Secret: the files ({key: source
+    path}) in a timestamped hidden directory, `..data` linking to it, and one link per key
+    through `..data` (what a rotation swaps atomically)."""
     payload = os.path.join(target, "..2026_01_01_00_00_00.000000000")
     os.makedirs(payload)
-    for name in os.listdir(source):
-        if name.endswith(".json"):
-            shutil.copy(os.path.join(source, name), payload)
-            os.symlink(os.path.join("..data", name), os.path.join(target, name))
+    for key, source in files.items():
+        shutil.copy(source, os.path.join(payload, key))
+        os.symlink(os.path.join("..data", key), os.path.join(target, key))
     os.symlink(os.path.basename(payload), os.path.join(target, "..data"))
+
+
+def configmap_volume(source, target):
+    """A ConfigMap volume of the *.json files in `source` at `target`."""
+    atomic_volume({name: os.path.join(source, name) for name in os.listdir(source)
+                   if name.endswith(".json")}, target)
 
 
 def free_port():
@@ -730,61 +1000,152 @@ def run_client(problems, what, command, timeout=20, env=None):
     return result
 
 
+def secret_volumes(source_dir, server_bin, container, scratch, problems):
+    """The server's secret volumes under `scratch`, laid out as the kubelet mounts them: the
+    TLS secret from scripts/dev-certs (whose server certificate is what the deployment docs
+    tell operators to make), the token secret from `tether-server hash-token` of a fresh token.
+    Returns ({mountPath: scratch directory}, CA file, token file) or None."""
+    certs = os.path.join(scratch, "certs")
+    made = subprocess.run([os.path.join(source_dir, "scripts/dev-certs"), certs],
+                          capture_output=True, text=True, timeout=60)
+    if not problems.check(made.returncode == 0, f"scripts/dev-certs exited {made.returncode}: "
+                          f"{made.stderr.strip()}"):
+        return None
+    token_path = os.path.join(scratch, "client.token")
+    with open(token_path, "w") as f:
+        f.write(os.urandom(24).hex() + "\n")
+    with open(token_path) as token:
+        hashed = subprocess.run([server_bin, "hash-token", "--tenant", "deploy-test"], stdin=token,
+                                capture_output=True, text=True, timeout=20)
+    if not problems.check(hashed.returncode == 0, f"tether-server hash-token exited "
+                          f"{hashed.returncode}: {hashed.stderr.strip()}"):
+        return None
+    tokens_path = os.path.join(scratch, "tokens.txt")
+    with open(tokens_path, "w") as f:
+        f.write(hashed.stdout)
+    contents = {SERVER_TLS_SECRET: {k: os.path.join(certs, "server", k) for k in TLS_SECRET_KEYS},
+                TOKENS_SECRET: None}
+    volumes = {v["name"]: v for v in container["pod"].get("volumes", [])}
+    where = {}
+    for mount in container.get("volumeMounts", []):
+        secret = volumes.get(mount["name"], {}).get("secret", {}).get("secretName")
+        if secret not in contents:
+            continue
+        directory = os.path.join(scratch, "volumes", mount["name"])
+        os.makedirs(directory)
+        if secret == TOKENS_SECRET:
+            # The secret's one key: whatever file name TETHER_SERVER_TOKEN_FILE asks for.
+            key = os.path.basename(container_env(container).get("TETHER_SERVER_TOKEN_FILE", ""))
+            atomic_volume({key: tokens_path}, directory)
+        else:
+            atomic_volume(contents[secret], directory)
+        where[mount["mountPath"]] = directory
+    return where, os.path.join(certs, "ca.crt"), token_path
+
+
 def check_server(source_dir, server_bin, client_bin):
     problems = Problems()
     for binary in (server_bin, client_bin):
         problems.check(binary and os.path.isfile(binary), f"built binary '{binary}' not found: "
                        "build tether-server and tether before this test")
+    problems.check(shutil.which("openssl") is not None,
+                   "openssl not found (Debian package openssl; scripts/install-deps)")
     if problems.items:
         return problems.finish("server")
     deployment = yaml.safe_load(read(os.path.join(source_dir, "deploy/k8s/deployment.yaml")))
-    args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    pod = deployment["spec"]["template"]["spec"]
+    container = dict(pod["containers"][0], pod=pod)
+    args = container["args"]
     drain = drain_grace_seconds(args)
     problems.check(drain is not None, "deployment.yaml: no --drain-grace=MILLISECONDS argument")
-    _, stages, _ = parse_dockerfile(read(os.path.join(source_dir, "Dockerfile")))
-    health = next((i.rest for i in stages.get("runtime", []) if i.keyword == "HEALTHCHECK"), "")
-    health_command = yaml.safe_load(health[health.index("CMD") + 3:].strip()) if "CMD" in health \
-        else None
-    problems.check(isinstance(health_command, list), "Dockerfile: no exec-form HEALTHCHECK CMD")
+    compose = yaml.safe_load(read(os.path.join(source_dir, "deploy/compose.yaml")))
+    health_test = compose.get("services", {}).get("tether", {}).get("healthcheck", {}).get("test")
+    problems.check(isinstance(health_test, list) and health_test[:1] == ["CMD"],
+                   f"compose.yaml: the server's healthcheck is not an exec-form CMD: {health_test}")
+    upstream_name = envoy_upstream_name(source_dir)
+    problems.check(upstream_name is not None, "envoy.yaml: no cluster sends an SNI name")
     if problems.items:
         return problems.finish("server")
 
-    port = free_port()
+    port, health_port, metrics_port = free_port(), free_port(), free_port()
     address = f"127.0.0.1:{port}"
     with tempfile.TemporaryDirectory(prefix="tether-deploy-") as scratch:
+        secrets = secret_volumes(source_dir, server_bin, container, scratch, problems)
+        if secrets is None:
+            return problems.finish("server")
+        mounts, ca_file, token_file = secrets
         models_dir = os.path.join(scratch, "models")
         os.makedirs(models_dir)
         configmap_volume(os.path.join(source_dir, "deploy/k8s/models"), models_dir)
-        # The Deployment's arguments, but on a free loopback port and the scratch models dir.
+        # The Deployment's arguments, but on free loopback ports and the scratch models dir.
+        moved = {"--listen": address, "--health-listen": f"127.0.0.1:{health_port}",
+                 "--metrics-listen": f"127.0.0.1:{metrics_port}", "--models-dir": models_dir}
         command = [server_bin]
         for arg in args:
-            if arg.startswith("--listen="):
-                arg = f"--listen={address}"
-            elif arg.startswith("--models-dir="):
-                arg = f"--models-dir={models_dir}"
-            command.append(arg)
+            flag = arg.split("=", 1)[0]
+            command.append(f"{flag}={moved[flag]}" if flag in moved and "=" in arg else arg)
+        # The Deployment's environment, each path moved from its mount to the scratch volume.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
+        for name, value in container_env(container).items():
+            for mount_path, directory in mounts.items():
+                if os.path.dirname(value) == mount_path:
+                    value = os.path.join(directory, os.path.basename(value))
+            env[name] = value
+        for name in SECRET_FILE_VARIABLES:
+            problems.check(name not in env or os.path.isfile(env[name]),
+                           f"deployment.yaml: {name}={container_env(container).get(name)} is not "
+                           "a file of its secret volume")
         log_path = os.path.join(scratch, "server.log")
         with open(log_path, "w") as log:
-            server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+            server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
-            up = wait_for_port(port, server, 15)
+            up = wait_for_port(port, server, 15) and wait_for_port(health_port, server, 15)
             if not problems.check(up, f"`{' '.join(command)}` did not listen within 15 s "
                                   f"(exit {server.poll()}): {read(log_path).strip()[-2000:]}"):
                 return problems.finish("server")
-            # The image's command in the image's environment, its TETHER_LISTEN moved to this
-            # port as `docker run -e TETHER_LISTEN=…` would.
-            probe = [client_bin if w == "tether" else w for w in health_command]
-            image_env = dict(i.rest.split("=", 1) for i in stages["runtime"]
-                             if i.keyword == "ENV" and "=" in i.rest)
-            listen = image_env.get("TETHER_LISTEN", f"0.0.0.0:{GRPC_PORT}")
-            probe_env = {k: v for k, v in os.environ.items() if k != "TETHER_SERVER"}
-            probe_env["TETHER_LISTEN"] = listen.rsplit(":", 1)[0] + f":{port}"
-            run_client(problems, "HEALTHCHECK", probe, env=probe_env)
-            listed = run_client(problems, "models", [client_bin, "models", "--server", address])
+            client_env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
+
+            def client(what, *arguments, refused=False):
+                """Runs the CLI; a problem unless it succeeds (or, if `refused`, fails)."""
+                if not refused:
+                    return run_client(problems, what, [client_bin, *arguments], env=client_env)
+                # A refusal is an exit code, not a hang: run_client's own problems (a non-zero
+                # exit) are the expected outcome here and are dropped, except a timeout.
+                quiet = Problems()
+                result = run_client(quiet, what, [client_bin, *arguments], env=client_env)
+                problems.check(result is not None, quiet.items[0] if quiet.items else what)
+                problems.check(result is None or result.returncode != 0,
+                               f"{what}: `tether {' '.join(arguments)}` succeeded; it must be "
+                               "refused")
+                return result
+
+            # Compose's health check, moved to this health port: plaintext, no token.
+            probe = [client_bin if w == "tether" else w for w in health_test[1:]]
+            probe = [f"127.0.0.1:{health_port}" if port_of(w) is not None and ":" in w else w
+                     for w in probe]
+            run_client(problems, "compose healthcheck", probe, env=client_env)
+            client("readiness probe's health name", "health", "--server",
+                   f"127.0.0.1:{health_port}", "--service", SERVICE_NAME)
+            # The health port serves health only: no models there, even with a token.
+            client("the health port", "--server", f"127.0.0.1:{health_port}", "--token-file",
+                   token_file, "models", refused=True)
+            # TLS with the CA and a token: the ConfigMap's models are listed.
+            tls = ["--server", address, "--tls-ca", ca_file]
+            listed = client("TLS call", *tls, "--token-file", token_file, "models")
             for name in os.listdir(os.path.join(source_dir, "deploy/k8s/models")):
                 model = name[:-len(".json")]
                 problems.check(listed is None or model in listed.stdout,
-                               f"`tether models` does not list {model} from the ConfigMap")
+                               f"`tether models` over TLS does not list {model} from the ConfigMap")
+            # The name Envoy sends and verifies upstream is in the server's certificate.
+            client(f"TLS call verifying the name {upstream_name} (envoy.yaml's SNI)", *tls,
+                   "--tls-server-name", upstream_name, "--token-file", token_file, "models")
+            # Refused: plaintext on the TLS port, and a TLS call without a token.
+            client("plaintext call", "--server", address, "--token-file", token_file, "models",
+                   refused=True)
+            refused = client("call without a token", *tls, "models", refused=True)
+            problems.check(refused is None or "UNAUTHENTICATED" in refused.stderr,
+                           f"a call without a token did not end UNAUTHENTICATED: "
+                           f"{refused.stderr.strip() if refused else ''}")
             # SIGTERM with nothing open: the drain ends at once, exit 0 well inside the grace.
             server.send_signal(signal.SIGTERM)
             try:
@@ -794,6 +1155,9 @@ def check_server(source_dir, server_bin, client_bin):
             except subprocess.TimeoutExpired:
                 problems.check(False, f"tether-server still running {(drain or 5) + 5} s after "
                                "SIGTERM")
+            with open(token_file) as f:
+                token = f.read().strip()
+            problems.check(token not in read(log_path), "the token appears in the server's log")
         finally:
             if server.poll() is None:
                 server.kill()
@@ -872,31 +1236,39 @@ def check_health_names(source_dir, server_bin, client_bin):
         problems.check(expected in names, f"no health check in deploy/ asks for '{expected}'; "
                        f"found {found}")
 
-    port = free_port()
+    # The names are asked on both ports that serve health: the main one (Envoy's checks, in
+    # TLS in the deployment; plaintext here, the names are the same) and --health-listen (the
+    # kubelet's probes, compose's health check).
+    port, health_port = free_port(), free_port()
     address = f"127.0.0.1:{port}"
+    health_address = f"127.0.0.1:{health_port}"
     with tempfile.TemporaryDirectory(prefix="tether-health-") as scratch:
         log_path = os.path.join(scratch, "server.log")
         with open(log_path, "w") as log:
-            server = subprocess.Popen([server_bin, f"--listen={address}", "--quiet"], stdout=log,
+            server = subprocess.Popen([server_bin, f"--listen={address}",
+                                       f"--health-listen={health_address}", "--quiet"], stdout=log,
                                       stderr=subprocess.STDOUT)
         try:
-            if not problems.check(wait_for_port(port, server, 15),
+            if not problems.check(wait_for_port(port, server, 15) and
+                                  wait_for_port(health_port, server, 15),
                                   f"tether-server did not listen within 15 s (exit "
                                   f"{server.poll()}): {read(log_path).strip()[-2000:]}"):
                 return problems.finish("health_names")
-            for name in names:
-                where = ", ".join(w for n, w in found if n == name)
-                command = [client_bin, "health", "--server", address, "--service", name]
-                result = subprocess.run(command, capture_output=True, text=True, timeout=20)
-                problems.check(result.returncode == 0 and result.stdout.strip() == "SERVING",
-                               f"health of '{name}' (asked by {where}): exit {result.returncode}, "
-                               f"{(result.stdout + result.stderr).strip()}")
-            # A name no file uses is refused, so the names above are served on purpose.
-            unknown = "tether.v1.NoSuchService"
-            result = subprocess.run([client_bin, "health", "--server", address, "--service",
-                                     unknown], capture_output=True, text=True, timeout=20)
-            problems.check(result.returncode != 0, f"health of '{unknown}' exited 0: "
-                           f"{result.stdout.strip()}")
+            for target in (address, health_address):
+                for name in names:
+                    where = ", ".join(w for n, w in found if n == name)
+                    command = [client_bin, "health", "--server", target, "--service", name]
+                    result = subprocess.run(command, capture_output=True, text=True, timeout=20)
+                    problems.check(result.returncode == 0 and result.stdout.strip() == "SERVING",
+                                   f"health of '{name}' on {target} (asked by {where}): exit "
+                                   f"{result.returncode}, "
+                                   f"{(result.stdout + result.stderr).strip()}")
+                # A name no file uses is refused, so the names above are served on purpose.
+                unknown = "tether.v1.NoSuchService"
+                result = subprocess.run([client_bin, "health", "--server", target, "--service",
+                                         unknown], capture_output=True, text=True, timeout=20)
+                problems.check(result.returncode != 0, f"health of '{unknown}' on {target} "
+                               f"exited 0: {result.stdout.strip()}")
         finally:
             server.terminate()
             try:
@@ -911,7 +1283,8 @@ def check_health_names(source_dir, server_bin, client_bin):
 
 def main(argv):
     usage = ("usage: check_deploy.py dockerfile SOURCE_DIR [SERVER_BIN CLIENT_BIN] | "
-             "manifests SOURCE_DIR RENDERED.yaml | envoy SOURCE_DIR | compose SOURCE_DIR | "
+             "manifests SOURCE_DIR RENDERED.yaml SERVER_BIN | envoy SOURCE_DIR | "
+             "compose SOURCE_DIR | "
              "health_names SOURCE_DIR SERVER_BIN CLIENT_BIN | server SOURCE_DIR SERVER_BIN CLIENT_BIN")
     if len(argv) < 3:
         print(usage, file=sys.stderr)
@@ -919,8 +1292,8 @@ def main(argv):
     command, source_dir, rest = argv[1], argv[2], argv[3:]
     if command == "dockerfile" and len(rest) in (0, 2):
         return check_dockerfile(source_dir, rest if rest else None)
-    if command == "manifests" and len(rest) == 1:
-        return check_manifests(source_dir, rest[0])
+    if command == "manifests" and len(rest) == 2:
+        return check_manifests(source_dir, *rest)
     if command == "envoy" and not rest:
         return check_envoy(source_dir)
     if command == "compose" and not rest:
