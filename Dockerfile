@@ -54,6 +54,8 @@ ENV TETHER_LISTEN=0.0.0.0:50051
 EXPOSE 50051
 # `tether health` asks grpc.health.v1 on TETHER_LISTEN's port over loopback and exits 0 on
 # SERVING only; a draining server reports NOT_SERVING and turns the container unhealthy.
+# It speaks plaintext: with TLS on TETHER_LISTEN (deploy/) point it at the plaintext
+# --health-listen port instead, as deploy/compose.yaml's health check does.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["tether", "health"]
 ENTRYPOINT ["tether-server"]

@@ -153,6 +153,29 @@ def mount_holding(path, mounts):
     return None, None
 
 
+def check_secret_file(problems, where, what, path, secret, mounts, volumes):
+    """`path` (the file `what` names) is a key of `secret`, mounted read-only as a directory:
+    a subPath mount is a copy the kubelet never refreshes, so a rotated secret would not reach
+    the process (which re-reads the file by itself). `mounts` are a container's volumeMounts,
+    `volumes` its pod's volumes by name."""
+    mount, key = mount_holding(path, mounts)
+    if not problems.check(mount is not None, f"{where}: {what} {path} is in no mounted "
+                          "directory"):
+        return
+    volume = volumes.get(mount["name"], {}).get("secret", {})
+    problems.check(volume.get("secretName") == secret, f"{where}: {what} {path} is read from "
+                   f"volume {mount['name']}, not from secret {secret}")
+    problems.check(mount.get("readOnly") is True and "subPath" not in mount,
+                   f"{where}: the mount of {secret} must be readOnly and without subPath (a "
+                   "subPath copy never sees a rotated secret)")
+    if secret != TOKENS_SECRET:
+        problems.check(key in TLS_SECRET_KEYS, f"{where}: {what} names key {key}; a "
+                       f"kubernetes.io/tls secret holds {sorted(TLS_SECRET_KEYS)}")
+    items = [i.get("path") for i in volume.get("items", [])]
+    problems.check(not items or key in items, f"{where}: volume {mount['name']} projects "
+                   f"{items}, not {key}")
+
+
 def server_help(server_bin, problems):
     """The built tether-server's --help text, or None (a problem recorded)."""
     if not problems.check(server_bin and os.path.isfile(server_bin), f"built binary "
@@ -571,19 +594,8 @@ def check_manifests(source_dir, rendered, server_bin):
     for variable, secret in SECRET_FILE_VARIABLES.items():
         if variable not in env:
             continue
-        mount, key = mount_holding(env[variable], container_mounts)
-        if not problems.check(mount is not None, f"Deployment/tether: {variable}="
-                              f"{env[variable]} is in no mounted directory"):
-            continue
-        volume = volumes.get(mount["name"], {}).get("secret", {})
-        problems.check(volume.get("secretName") == secret, f"Deployment/tether: {variable} is "
-                       f"read from volume {mount['name']}, not from secret {secret}")
-        problems.check(mount.get("readOnly") is True and "subPath" not in mount,
-                       f"Deployment/tether: the mount of {secret} must be readOnly and without "
-                       "subPath (a subPath copy never sees a rotated secret)")
-        if secret != TOKENS_SECRET:
-            problems.check(key in TLS_SECRET_KEYS, f"Deployment/tether: {variable} names key "
-                           f"{key}; a kubernetes.io/tls secret holds {sorted(TLS_SECRET_KEYS)}")
+        check_secret_file(problems, "Deployment/tether", variable, env[variable], secret,
+                          container_mounts, volumes)
     problems.check("--tls-cert" not in flags and "--token-file" not in flags,
                    "Deployment/tether: TLS and token files are set by the environment; "
                    "an argument as well would be two places for one setting")
@@ -790,31 +802,26 @@ def check_envoy_tls(source_dir, listener, clusters, problems):
     mounts, volumes = envoy_file_sources(source_dir)
 
     def check_file(path, secret, what):
-        mount, key = mount_holding(path, mounts)
-        if not problems.check(mount is not None, f"envoy.yaml: {what} {path} is in no directory "
-                              "k8s/proxy.yaml mounts into the envoy container"):
-            return
-        volume = volumes.get(mount["name"], {}).get("secret", {})
-        problems.check(volume.get("secretName") == secret, f"envoy.yaml: {what} {path} comes from "
-                       f"volume {mount['name']}, not from secret {secret}")
-        problems.check(mount.get("readOnly") is True and "subPath" not in mount,
-                       f"k8s/proxy.yaml: the mount of {secret} must be readOnly and without "
-                       "subPath")
-        problems.check(key in TLS_SECRET_KEYS, f"envoy.yaml: {what} {path}: {key} is not a key "
-                       f"of a kubernetes.io/tls secret {sorted(TLS_SECRET_KEYS)}")
-        items = [i.get("path") for i in volume.get("items", [])]
-        problems.check(not items or key in items, f"k8s/proxy.yaml: volume {mount['name']} "
-                       f"projects {items}, not {key}")
+        check_secret_file(problems, "envoy.yaml (k8s/proxy.yaml's envoy container)", what, path,
+                          secret, mounts, volumes)
+
+    def common_tls(holder, kind, what):
+        """The common_tls_context of `holder`'s `kind` TLS context, which must offer h2 by ALPN
+        (gRPC); None (a problem recorded) if `holder` has none."""
+        context = tls_context(holder, kind)
+        if not problems.check(context is not None, f"envoy.yaml: {what} has no transport_socket "
+                              f"with a {kind} (it would speak plaintext)"):
+            return None
+        common = context.get("common_tls_context", {})
+        problems.check("h2" in common.get("alpn_protocols", []),
+                       f"envoy.yaml: {what} does not offer h2 by ALPN (gRPC)")
+        return common
 
     chains = listener.get("filter_chains", [])
     for i, chain in enumerate(chains):
-        downstream = tls_context(chain, "DownstreamTlsContext")
-        if not problems.check(downstream is not None, f"envoy.yaml: filter chain {i} does not "
-                              "terminate TLS (transport_socket with a DownstreamTlsContext)"):
+        common = common_tls(chain, "DownstreamTlsContext", f"filter chain {i}")
+        if common is None:
             continue
-        common = downstream.get("common_tls_context", {})
-        problems.check("h2" in common.get("alpn_protocols", []),
-                       f"envoy.yaml: filter chain {i} does not offer h2 by ALPN (gRPC)")
         certificates = common.get("tls_certificates", [])
         problems.check(len(certificates) == 1,
                        f"envoy.yaml: filter chain {i} has {len(certificates)} certificates, "
@@ -825,13 +832,10 @@ def check_envoy_tls(source_dir, listener, clusters, problems):
                            f"listener {field}")
 
     for name, cluster in clusters.items():
-        upstream = tls_context(cluster, "UpstreamTlsContext")
-        if not problems.check(upstream is not None, f"envoy.yaml: cluster {name} speaks "
-                              "plaintext to the pods (no UpstreamTlsContext)"):
+        common = common_tls(cluster, "UpstreamTlsContext", f"cluster {name}")
+        if common is None:
             continue
-        common = upstream.get("common_tls_context", {})
-        problems.check("h2" in common.get("alpn_protocols", []),
-                       f"envoy.yaml: cluster {name} does not offer h2 by ALPN")
+        upstream = tls_context(cluster, "UpstreamTlsContext")
         validation = common.get("validation_context", {})
         check_file(validation.get("trusted_ca", {}).get("filename", ""), SERVER_TLS_SECRET,
                    f"cluster {name} trusted_ca")
@@ -989,9 +993,10 @@ def wait_for_port(port, process, seconds):
     return False
 
 
-def run_client(problems, what, command, timeout=20, env=None):
+def run_client(problems, what, command, timeout=20, env=None, stdin=None):
     try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env,
+                                stdin=stdin)
     except subprocess.TimeoutExpired:
         problems.check(False, f"{what}: `{' '.join(command)}` did not finish in {timeout} s")
         return None
@@ -1006,19 +1011,15 @@ def secret_volumes(source_dir, server_bin, container, scratch, problems):
     tell operators to make), the token secret from `tether-server hash-token` of a fresh token.
     Returns ({mountPath: scratch directory}, CA file, token file) or None."""
     certs = os.path.join(scratch, "certs")
-    made = subprocess.run([os.path.join(source_dir, "scripts/dev-certs"), certs],
-                          capture_output=True, text=True, timeout=60)
-    if not problems.check(made.returncode == 0, f"scripts/dev-certs exited {made.returncode}: "
-                          f"{made.stderr.strip()}"):
-        return None
+    made = run_client(problems, "certificates", [os.path.join(source_dir, "scripts/dev-certs"),
+                                                  certs], timeout=60)
     token_path = os.path.join(scratch, "client.token")
     with open(token_path, "w") as f:
         f.write(os.urandom(24).hex() + "\n")
     with open(token_path) as token:
-        hashed = subprocess.run([server_bin, "hash-token", "--tenant", "deploy-test"], stdin=token,
-                                capture_output=True, text=True, timeout=20)
-    if not problems.check(hashed.returncode == 0, f"tether-server hash-token exited "
-                          f"{hashed.returncode}: {hashed.stderr.strip()}"):
+        hashed = run_client(problems, "token file", [server_bin, "hash-token", "--tenant",
+                                                     "deploy-test"], stdin=token)
+    if problems.items or made is None or hashed is None:
         return None
     tokens_path = os.path.join(scratch, "tokens.txt")
     with open(tokens_path, "w") as f:
