@@ -4,8 +4,8 @@ keeps its parent's), the replica name a server gives in its initial metadata, re
 UNAVAILABLE on another replica of a list target, and TLS with a CA, a server-name override and
 client certificates (mutual TLS), using certificates made at test time with openssl.
 
-tether-server itself has no TLS or tokens yet; when it does, its own tests will cover the server
-side and this file keeps checking that the client sends what the server will expect.
+client_security_test.py runs the client against a real tether-server with TLS and tokens; this
+file checks what the client puts on the wire, which a real server does not show.
 
 Run by ctest as:  VENV/bin/python client_transport_test.py
 """

@@ -9,6 +9,7 @@ from tether import _requests
 from tether._channel import TLS, call_metadata, open_channel
 from tether._proto import pb_grpc
 from tether._retry import RetryPolicy
+from tether.errors import invalid_argument
 from tether.types import InitReport, SessionInfo
 
 # Where a client connects when given no target and TETHER_SERVER is unset: tether-server's default.
@@ -23,6 +24,10 @@ class ClientBase:
             (see tether._channel); default ``$TETHER_SERVER``, else ``127.0.0.1:50051``.
         token: bearer token sent as ``authorization: Bearer <token>`` on every call; default
             ``$TETHER_TOKEN`` (none when unset).
+        token_file: a file holding the token instead (its first non-empty line, stripped, as
+            the CLI's ``--token-file``; a token in a file stays out of ``ps`` and shell
+            history); default ``$TETHER_TOKEN_FILE``. Give ``token`` or ``token_file``, not
+            both; either one given here overrides both variables.
         tls: a :class:`TLS` (CA, client certificate and key, server-name override), ``True`` for
             TLS with the system's roots, or None/False for plaintext.
         timeout: deadline of each attempt of a unary call [s].
@@ -35,13 +40,14 @@ class ClientBase:
     _aio = False  # the asyncio client opens a grpc.aio channel
 
     def __init__(self, target: Optional[str] = None, *, token: Optional[str] = None,
+                 token_file: Union[str, "os.PathLike[str]", None] = None,
                  tls: Union[TLS, bool, None] = None, timeout: float = 30.0,
                  stream_timeout: Optional[float] = None, retry: RetryPolicy = RetryPolicy(),
                  metadata: Sequence[Tuple[str, str]] = (),
                  channel_options: Sequence[Tuple[str, Any]] = ()) -> None:
         self.target = target or os.environ.get("TETHER_SERVER") or DEFAULT_TARGET
         self.tls = TLS() if tls is True else (tls or None)
-        self._token = token if token is not None else os.environ.get("TETHER_TOKEN")
+        self._token = resolve_token(token, token_file)
         self.timeout = timeout
         self.stream_timeout = stream_timeout
         self.retry = retry
@@ -60,6 +66,42 @@ class ClientBase:
         """Starts a server-streaming call (not retried here)."""
         return getattr(self._stub, method)(request, timeout=self.stream_timeout,
                                            metadata=self._call_metadata(session_key))
+
+
+def read_token_file(path: Union[str, "os.PathLike[str]"], source: str) -> str:
+    """The bearer token in ``path``: its first non-empty line without surrounding white space.
+    ``source`` (the argument or variable that named the file) starts every error message."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            for line in file:
+                if line.strip():
+                    return line.strip()
+    except OSError as error:
+        raise invalid_argument(source, f"cannot read '{os.fspath(path)}': "
+                               f"{error.strerror}") from None
+    except UnicodeDecodeError:
+        raise invalid_argument(source, f"'{os.fspath(path)}' is not UTF-8 text") from None
+    raise invalid_argument(source, f"'{os.fspath(path)}' holds no token (no non-empty line)")
+
+
+def resolve_token(token: Optional[str],
+                  token_file: Union[str, "os.PathLike[str]", None]) -> Optional[str]:
+    """The token a client sends: ``token`` or ``token_file`` if either is given, else
+    ``$TETHER_TOKEN`` or the file ``$TETHER_TOKEN_FILE`` names; None for no token. Two sources
+    at the same level are refused rather than one silently preferred."""
+    if token is not None and token_file is not None:
+        raise invalid_argument("token_file", "give token or token_file, not both")
+    if token is not None:
+        return token
+    if token_file is not None:
+        return read_token_file(token_file, "token_file")
+    from_variable = os.environ.get("TETHER_TOKEN") or None
+    file_variable = os.environ.get("TETHER_TOKEN_FILE") or None
+    if from_variable is not None and file_variable is not None:
+        raise invalid_argument("TETHER_TOKEN_FILE", "TETHER_TOKEN is set too; set one of them")
+    if file_variable is not None:
+        return read_token_file(file_variable, "TETHER_TOKEN_FILE")
+    return from_variable
 
 
 class SessionBase:
