@@ -164,7 +164,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.add_option("--token", call_flags.token, "Bearer token sent as `authorization: Bearer TOKEN`")
       ->envname("TETHER_TOKEN");
   app.add_option("--token-file", call_flags.token_file,
-                 "File whose first line is the bearer token (instead of --token, which `ps` shows)")
+                 "File whose first non-empty line is the bearer token (instead of --token, "
+                 "which `ps` shows)")
       ->envname("TETHER_TOKEN_FILE");
   app.add_flag("--tls", call_flags.tls, "Connect with TLS, trusting the system's root CAs")
       ->envname("TETHER_TLS");

@@ -16,14 +16,23 @@ bool CliClientOptions(const CallFlags& flags, client::ClientOptions* options, st
       return false;
     }
     std::ifstream in(flags.token_file);
-    if (!in || !std::getline(in, token)) {
+    if (!in) {
       *why = "--token-file '" + flags.token_file + "' cannot be read";
       return false;
     }
-    // The file's one line; a trailing newline or CR is not part of the token.
-    while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+    // The first non-empty line without surrounding white space (a CR of a file written on
+    // Windows, an editor's trailing newline or blank first line are not part of the token),
+    // as the Python client's token_file reads it.
+    constexpr const char* kSpace = " \t\r\n\v\f";
+    std::string line;
+    while (token.empty() && std::getline(in, line)) {
+      const std::size_t first = line.find_first_not_of(kSpace);
+      if (first != std::string::npos) {
+        token = line.substr(first, line.find_last_not_of(kSpace) - first + 1);
+      }
+    }
     if (token.empty()) {
-      *why = "--token-file '" + flags.token_file + "': the first line is empty";
+      *why = "--token-file '" + flags.token_file + "' holds no token (no non-empty line)";
       return false;
     }
   }

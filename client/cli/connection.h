@@ -16,7 +16,7 @@ class Server;
 namespace tether::cli {
 
 // What the global flags say about every call: metadata entries "KEY=VALUE" (--metadata), a
-// bearer token (--token, or the first line of --token-file), and TLS (--tls-ca, --tls-client-cert/--tls-client-key for mutual
+// bearer token (--token, or the first non-empty line of --token-file), and TLS (--tls-ca, --tls-client-cert/--tls-client-key for mutual
 // TLS, --tls-server-name; --tls alone trusts the system's roots).
 struct CallFlags {
   std::vector<std::string> metadata;

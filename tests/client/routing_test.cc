@@ -2,7 +2,11 @@
 // session-scoped call and the caller's metadata on every call, checked against a loopback gRPC
 // server that records the metadata of each call it receives. The library directly, and the
 // `tether` CLI as a process.
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -338,6 +342,7 @@ class CliRoutingTest : public RoutingTest {
     args.insert(args.begin(), {TETHER_CLI_PATH, "--server", Target()});
     env.try_emplace("TETHER_METADATA", "");  // "" unsets: the test's environment stays out
     env.try_emplace("TETHER_TOKEN", "");
+    env.try_emplace("TETHER_TOKEN_FILE", "");
     return test::RunProcess(args, env, std::chrono::seconds(60));
   }
   void MakeFork() {
@@ -365,6 +370,38 @@ TEST_F(CliRoutingTest, MetadataAndTokenFromFlagsAndEnvironment) {
   EXPECT_EQ(calls[1].Value("x-tenant"), "env");
   EXPECT_EQ(calls[1].Value("x-team"), "ci");
   EXPECT_EQ(calls[1].Value("authorization"), std::nullopt);
+}
+
+// A token file's token is its first non-empty line without surrounding white space (as the
+// Python client reads it), from --token-file or TETHER_TOKEN_FILE; a file without a token is a
+// usage error naming the file, and nothing is sent.
+TEST_F(CliRoutingTest, TokenFileIsItsFirstNonEmptyLineStripped) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("tether-token-file-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string token_file = (dir / "token").string();
+  const std::string blank_file = (dir / "blank").string();
+  std::ofstream(token_file) << "\n  \t\r\n \ts3cret \r\nsecond-line\n";
+  std::ofstream(blank_file) << "\n \r\n\t\n";
+  const auto flag = Cli({"--token-file", token_file, "models"});
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  const auto from_env = Cli({"models"}, {{"TETHER_TOKEN_FILE", token_file}});
+  ASSERT_EQ(from_env.exit_code, 0) << from_env.err;
+  const auto calls = service_.Calls();
+  ASSERT_EQ(calls.size(), 2U);
+  EXPECT_EQ(calls[0].Value("authorization"), "Bearer s3cret");
+  EXPECT_EQ(calls[1].Value("authorization"), "Bearer s3cret");
+
+  service_.Clear();
+  const auto blank = Cli({"--token-file", blank_file, "models"});
+  EXPECT_EQ(blank.exit_code, 2);
+  EXPECT_THAT(blank.err, HasSubstr("--token-file '" + blank_file + "' holds no token"));
+  const std::string missing_file = (dir / "missing").string();
+  const auto missing = Cli({"--token-file", missing_file, "models"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("--token-file '" + missing_file + "' cannot be read"));
+  EXPECT_TRUE(service_.Calls().empty());
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(CliRoutingTest, BadMetadataIsAUsageErrorNamingTheEntry) {
