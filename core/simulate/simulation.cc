@@ -23,6 +23,7 @@
 #include "simulate/termination_mapping.h"
 #include "tether/integrate/stepper.h"
 #include "tether/project/projector.h"
+#include "tether/reduce/build_cache.h"
 #include "tether/reduce/reduced_model.h"
 
 namespace tether::simulate {
@@ -841,7 +842,7 @@ CreateResult Simulation::Create(const Setup& setup) {
   reduce_options.newton_tolerance = o.projection_tolerance;
   reduce_options.max_newton_iterations = std::max(o.max_newton_iterations, 20);
   reduce_options.jacobian = automatic || kind->implicit();
-  reduce::ReduceResult reduced = reduce::ReducedModel::Build(setup.model, reduce_options);
+  reduce::ReduceResult reduced = reduce::BuildCache::Shared().Build(setup.model, reduce_options);
   if (!reduced.reduced) {
     result.problems.push_back({"model", reduced.error});
     return result;

@@ -1,0 +1,88 @@
+#include "tether/reduce/build_cache.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+namespace tether::reduce {
+namespace {
+
+using Key = std::tuple<const model::Model*, AlgebraicMode, double, int, bool>;
+
+Key KeyOf(const model::Model* model, const ReduceOptions& options) {
+  return {model, options.algebraic, options.newton_tolerance, options.max_newton_iterations,
+          options.jacobian};
+}
+
+}  // namespace
+
+struct BuildCache::State {
+  struct Entry {
+    Key key;
+    std::weak_ptr<const model::Model> model;  // the object the key's pointer names
+    std::shared_ptr<const ReducedModel> build;
+    std::uint64_t last_use = 0;
+  };
+  mutable std::mutex mutex;
+  std::vector<Entry> entries;
+  std::uint64_t clock = 0;
+  std::size_t hits = 0;
+  std::size_t misses = 0;
+};
+
+BuildCache::BuildCache() : state_(std::make_unique<State>()) {}
+BuildCache::~BuildCache() = default;
+
+BuildCache& BuildCache::Shared() {
+  static BuildCache cache;
+  return cache;
+}
+
+ReduceResult BuildCache::Build(const std::shared_ptr<const model::Model>& model,
+                               const ReduceOptions& options) {
+  const Key key = KeyOf(model.get(), options);
+  std::shared_ptr<const ReducedModel> build;
+  {
+    std::lock_guard lock(state_->mutex);
+    for (State::Entry& entry : state_->entries) {
+      // Not the same object: the model died and another one lives at its address.
+      if (entry.key != key || entry.model.lock() != model) continue;
+      entry.last_use = ++state_->clock;
+      build = entry.build;
+      ++state_->hits;
+      break;
+    }
+  }
+  if (build != nullptr) return {std::make_unique<ReducedModel>(*build), {}};
+
+  ReduceResult built = ReducedModel::Build(model, options);
+  if (!built.reduced) return built;
+  auto prototype = std::make_shared<const ReducedModel>(*built.reduced);
+  std::lock_guard lock(state_->mutex);
+  ++state_->misses;
+  auto& entries = state_->entries;
+  // Dead models' builds (and a concurrent build of this key) first, then the least recently
+  // used beyond capacity.
+  std::erase_if(entries, [&](const State::Entry& e) { return e.model.expired() || e.key == key; });
+  if (entries.size() >= kCapacity) {
+    entries.erase(std::min_element(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      return a.last_use < b.last_use;
+    }));
+  }
+  entries.push_back({key, model, std::move(prototype), ++state_->clock});
+  return built;
+}
+
+BuildCache::Counts BuildCache::counts() const {
+  std::lock_guard lock(state_->mutex);
+  return {state_->hits, state_->misses, state_->entries.size()};
+}
+
+void BuildCache::Clear() {
+  std::lock_guard lock(state_->mutex);
+  state_->entries.clear();
+}
+
+}  // namespace tether::reduce
