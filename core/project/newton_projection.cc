@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "tether/expr/number_text.h"
@@ -59,6 +60,8 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
   mass_factor_.Resize(n_);
   d_.assign(nb, 0.0);
   mu_.assign(rb, 0.0);
+  scale_.assign(rb, 1.0);
+  delta_.assign(nb, 0.0);
 }
 
 void NewtonProjection::SetInverseWeights(std::span<const double> inverse_weights) {
@@ -84,7 +87,8 @@ bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
     double scale = 0.0;
     const double* row = h_z_.data() + i * cols_;
     for (std::size_t j = 0; j < cols_; ++j) scale += std::abs(row[j] * z[j]);
-    residual_ = std::max(residual_, std::abs(h_[i]) / std::max(1.0, 0.5 * scale));
+    scale_[i - block_.row_begin] = std::max(1.0, 0.5 * scale);
+    residual_ = std::max(residual_, std::abs(h_[i]) / scale_[i - block_.row_begin]);
   }
   const std::size_t m1 = model.num_position_invariants();
   report->residual_position = 0.0;
@@ -129,8 +133,7 @@ void NewtonProjection::ApplyInverseMetric() {
   }
 }
 
-bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
-                              ProjectionReport* report) {
+void NewtonProjection::BuildSchur() {
   const std::size_t nb = d_.size();
   const std::size_t rb = mu_.size();
   for (std::size_t i = 0; i < rb; ++i) {
@@ -147,6 +150,13 @@ bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
       schur_[j * rb + i] = sum;
     }
   }
+}
+
+bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
+                              ProjectionReport* report) {
+  const std::size_t nb = d_.size();
+  const std::size_t rb = mu_.size();
+  BuildSchur();
   reduce::dense::Ldlt(schur_.data(), rb, schur_d_.data(), schur_perm_.data());
   if (reduce::dense::LdltIsRankDeficient(schur_d_.data(), rb,
                                          reduce::RelativePivotThreshold(nb))) {
@@ -163,12 +173,19 @@ bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
   return true;
 }
 
-// δ from S μ = −H_r − H_b d, δ = d + X μ; z_b ← z_b + δ.
-void NewtonProjection::Correct(std::span<double> z) {
+void NewtonProjection::FactorRegularized(double nu) {
+  const std::size_t rb = mu_.size();
+  BuildSchur();
+  for (std::size_t i = 0; i < rb; ++i) schur_[i * rb + i] += nu * scale_[i] * scale_[i];
+  reduce::dense::Ldlt(schur_.data(), rb, schur_d_.data(), schur_perm_.data());
+}
+
+// Newton: δ from S μ = −H_r − H_b d, δ = d + X μ. LM (no target): d = 0.
+void NewtonProjection::ComputeStep(std::span<const double> z, bool toward_target) {
   const std::size_t nb = d_.size();
   const std::size_t rb = mu_.size();
   const std::size_t c0 = block_.col_begin;
-  for (std::size_t j = 0; j < nb; ++j) d_[j] = target_[j] - z[c0 + j];
+  for (std::size_t j = 0; j < nb; ++j) d_[j] = toward_target ? target_[j] - z[c0 + j] : 0.0;
   for (std::size_t i = 0; i < rb; ++i) {
     double rhs = -h_[block_.row_begin + i];
     for (std::size_t j = 0; j < nb; ++j) rhs -= h_b_[i * nb + j] * d_[j];
@@ -179,16 +196,19 @@ void NewtonProjection::Correct(std::span<double> z) {
   for (std::size_t j = 0; j < nb; ++j) {
     double delta = d_[j];
     for (std::size_t i = 0; i < rb; ++i) delta += x_t_[i * nb + j] * mu_[i];
-    z[c0 + j] += delta;
+    delta_[j] = delta;
   }
 }
 
-bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<double> z,
+// z_b ← z_b + δ.
+void NewtonProjection::Correct(std::span<double> z) {
+  ComputeStep(z, true);
+  for (std::size_t j = 0; j < delta_.size(); ++j) z[block_.col_begin + j] += delta_[j];
+}
+
+// x̃_b, the error weights and M at x̃: what every iteration of one projection shares.
+bool NewtonProjection::Prepare(reduce::ReducedModel& model, double t, std::span<const double> z,
                                ProjectionReport* report) {
-  report->status = ProjectionStatus::kConverged;
-  report->iterations = 0;
-  report->message.clear();
-  if (block_.row_end == block_.row_begin) return Evaluate(model, t, z, report);
   const std::size_t c0 = block_.col_begin;
   std::copy(z.begin() + Ix(c0), z.begin() + Ix(block_.col_end), target_.begin());  // x̃_b
   if (options_.metric == Metric::kWeighted) SetErrorWeights();
@@ -204,6 +224,16 @@ bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<
                   report);
     }
   }
+  return true;
+}
+
+bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<double> z,
+                               ProjectionReport* report) {
+  report->status = ProjectionStatus::kConverged;
+  report->iterations = 0;
+  report->message.clear();
+  if (block_.row_end == block_.row_begin) return Evaluate(model, t, z, report);
+  if (!Prepare(model, t, z, report)) return false;
   double previous = 0.0;
   for (int iteration = 0;; ++iteration) {
     if (!Evaluate(model, t, z, report)) return false;
@@ -225,6 +255,140 @@ bool NewtonProjection::Project(reduce::ReducedModel& model, double t, std::span<
       return false;
     }
     Correct(z);
+  }
+}
+
+bool NewtonProjection::Merit(reduce::ReducedModel& model, double t, std::span<const double> z,
+                             std::span<const double> scale, double* merit) {
+  if (!model.Invariants(t, z, h_, h_z_)) return false;
+  double sum = 0.0;
+  for (std::size_t i = 0; i < scale.size(); ++i) {
+    const double u = h_[block_.row_begin + i] / scale[i];
+    sum += u * u;
+  }
+  *merit = 0.5 * sum;
+  return std::isfinite(*merit);
+}
+
+// "x = 0, y = 0": the block's coordinates by name.
+std::string NewtonProjection::Describe(const reduce::ReducedModel& model,
+                                       std::span<const double> z) const {
+  const std::vector<const model::Variable*> states = model.model().states();
+  std::string text;
+  for (std::size_t j = block_.col_begin; j < block_.col_end; ++j) {
+    if (!text.empty()) text += ", ";
+    text += (j < states.size() ? states[j]->name : "z[" + std::to_string(j) + "]") + " = " +
+            expr::ShortestText(z[j]);
+  }
+  return text;
+}
+
+bool NewtonProjection::ProjectFromAfar(reduce::ReducedModel& model, double t,
+                                       std::span<double> z, ProjectionReport* report) {
+  report->status = ProjectionStatus::kConverged;
+  report->iterations = 0;
+  report->message.clear();
+  if (block_.row_end == block_.row_begin) return Evaluate(model, t, z, report);
+  if (!Prepare(model, t, z, report)) return false;
+  const std::size_t nb = d_.size();
+  const std::size_t rb = mu_.size();
+  const std::size_t c0 = block_.col_begin;
+  std::vector<double> base(z.begin(), z.end());
+  std::vector<double> scale(rb);
+  std::vector<double> h(rb);
+  double nu = 0.0;
+  ProjectionReport scratch;
+  const auto failed = [&](ProjectionStatus status, const std::string& why) {
+    return Fail(status,
+                "projection did not converge at t = " + TimeText(t) + " after " +
+                    std::to_string(report->iterations) + " iterations, scaled residual " +
+                    Num(residual_) + " (tolerance " + Num(options_.tolerance) + "): " + why,
+                report);
+  };
+  // z ← z_k + α δ, evaluated; true iff Armijo's condition holds with this slope.
+  const auto try_step = [&](double alpha, double merit, double slope) {
+    for (std::size_t j = 0; j < nb; ++j) z[c0 + j] = base[c0 + j] + alpha * delta_[j];
+    double trial = 0.0;
+    return Merit(model, t, z, scale, &trial) && trial <= merit + kArmijo * alpha * slope;
+  };
+  for (int iteration = 0;; ++iteration) {
+    std::copy(base.begin(), base.end(), z.begin());
+    if (!Evaluate(model, t, z, report)) return false;
+    report->iterations = iteration;
+    if (residual_ <= options_.tolerance) return true;
+    if (iteration >= options_.max_iterations) {
+      return failed(ProjectionStatus::kNotConverged,
+                    "the iteration limit " + std::to_string(options_.max_iterations) +
+                        " was reached");
+    }
+    std::copy(scale_.begin(), scale_.end(), scale.begin());
+    double merit = 0.0;
+    for (std::size_t i = 0; i < rb; ++i) {
+      h[i] = h_[block_.row_begin + i];
+      merit += 0.5 * (h[i] / scale[i]) * (h[i] / scale[i]);
+    }
+    bool accepted = false;
+    const bool regular = Factor(model, t, &scratch);
+    if (regular) {
+      ComputeStep(z, false);  // H_b δ = −H: slope −2φ
+      for (double alpha = 1.0; alpha >= kMinStep && !accepted; alpha *= 0.5) {
+        accepted = try_step(alpha, merit, -2.0 * merit);
+      }
+      if (!accepted) {
+        std::copy(base.begin(), base.end(), z.begin());
+        if (!Evaluate(model, t, z, report)) return false;  // H, H_z at z_k again
+      }
+    }
+    if (!accepted) {
+      BuildSchur();
+      double largest = 0.0;  // max_i S̃_ii
+      for (std::size_t i = 0; i < rb; ++i) {
+        largest = std::max(largest, schur_[i * rb + i] / (scale[i] * scale[i]));
+      }
+      nu = std::max(nu, 1e-3 * largest);
+      bool stationary = !(largest > 0.0);
+      for (int attempt = 0; attempt < kMaxLmTries && !accepted && !stationary; ++attempt) {
+        if (attempt > 0) {
+          std::copy(base.begin(), base.end(), z.begin());
+          if (!Evaluate(model, t, z, report)) return false;
+        }
+        FactorRegularized(nu);
+        ComputeStep(z, false);
+        double slope = 0.0;  // (D⁻²H)ᵀ H_b δ
+        for (std::size_t i = 0; i < rb; ++i) {
+          double row = 0.0;
+          for (std::size_t j = 0; j < nb; ++j) row += h_b_[i * nb + j] * delta_[j];
+          slope += h[i] / (scale[i] * scale[i]) * row;
+        }
+        // Rounding bounds how small a genuine slope can be told from zero: ε·φ.
+        stationary = !(slope < -std::numeric_limits<double>::epsilon() * merit);
+        if (stationary) break;
+        accepted = try_step(1.0, merit, slope);
+        nu = accepted ? nu / 10.0 : nu * 10.0;
+      }
+      if (!accepted) {
+        std::copy(base.begin(), base.end(), z.begin());
+        Evaluate(model, t, z, report);
+        if (stationary) {
+          std::vector<std::size_t> rows(rb);
+          for (std::size_t i = 0; i < rb; ++i) rows[i] = block_.row_begin + i;
+          if (!regular) {
+            rows = reduce::DependentRows(
+                Eigen::MatrixXd(ConstRowMap(h_b_.data(), Ix(rb), Ix(nb))));
+            for (std::size_t& r : rows) r += block_.row_begin;
+          }
+          return failed(ProjectionStatus::kSingular,
+                        "the constraint Jacobian is rank-deficient at " + Describe(model, z) +
+                            " (constraints " + reduce::NameList(rows, model.invariant_names()) +
+                            " are dependent or have a vanishing gradient, or the fixed values "
+                            "leave them no freedom) and no step reduces the residual from there");
+        }
+        return failed(ProjectionStatus::kNotConverged,
+                      "the line search could not reduce the residual at " + Describe(model, z) +
+                          " (a local minimum of the residual off the manifold)");
+      }
+    }
+    std::copy(z.begin(), z.end(), base.begin());
   }
 }
 

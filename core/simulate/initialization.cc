@@ -32,13 +32,20 @@ bool ProjectBlock(reduce::ReducedModel& model, double t, const project::Block& b
   if (any_fixed || options.metric == project::Metric::kWeighted) {
     options.metric = project::Metric::kEuclidean;
   }
-  // The user's values may be far from the manifold: allow more iterations than a step needs.
-  options.max_iterations = std::max(options.max_iterations, 50);
   project::NewtonProjection newton;
   newton.Resize(model, block, options);
   if (any_fixed) newton.SetInverseWeights(inverse_weights);
+  // The local Newton finds the closest point wherever it converges; from far off the manifold
+  // (it stopped on a growing residual, a singular Jacobian or the limit) the globalized one
+  // starts again from the given values and finds a point on the manifold.
+  const std::vector<double> given(z.begin(), z.end());
   project::ProjectionReport report;
-  const bool ok = newton.Project(model, t, z, &report);
+  bool ok = newton.Project(model, t, z, &report);
+  if (!ok) {
+    outcome->report.iterations += report.iterations;
+    std::copy(given.begin(), given.end(), z.begin());
+    ok = newton.ProjectFromAfar(model, t, z, &report);
+  }
   outcome->report.iterations += report.iterations;
   if (!ok) SetFailure(outcome, FromProjection(report.status), t, report.message);
   return ok;

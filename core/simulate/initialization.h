@@ -11,7 +11,9 @@
 // A value named in Setup::fixed gets an infinite weight (W⁻¹ entry 0): it does not move. With
 // fixed values the metric is the Euclidean one on the remaining entries; without, the session's
 // metric (W = M for the mass metric), except that the error-weighted metric is replaced by the
-// Euclidean one (initial values are not a step's result).
+// Euclidean one (initial values are not a step's result). Each level is solved by the
+// globalized Newton (NewtonProjection::ProjectFromAfar: line search, Levenberg–Marquardt where
+// the constraint Jacobian is rank-deficient), within options.max_iterations accepted steps.
 #pragma once
 
 #include <span>

@@ -96,6 +96,11 @@ std::vector<SetupProblem> OptionProblems(const Options& o, double t_from) {
         "max_newton_iterations = " + std::to_string(o.max_newton_iterations) +
             "; must be >= 1");
   }
+  if (o.max_initialization_iterations < 1) {
+    Add(&p, "options.max_initialization_iterations",
+        "max_initialization_iterations = " + std::to_string(o.max_initialization_iterations) +
+            "; must be >= 1");
+  }
   if (!(o.baumgarte_alpha >= 0.0) || !std::isfinite(o.baumgarte_alpha)) {
     Add(&p, "options.baumgarte_alpha",
         "baumgarte_alpha = " + Num(o.baumgarte_alpha) + "; must be >= 0");

@@ -767,8 +767,10 @@ struct Simulation::Impl {
         return InequalityStatus(t0);
       }
     }
-    InitializationOutcome outcome = InitializeConsistently(
-        *reduced, t0, initial, fixed, ToProjectorOptions(options(), *reduced), z);
+    project::ProjectorOptions projection = ToProjectorOptions(options(), *reduced);
+    projection.max_iterations = options().max_initialization_iterations;
+    InitializationOutcome outcome =
+        InitializeConsistently(*reduced, t0, initial, fixed, projection, z);
     initialization = outcome.report;
     initialization.changes.insert(initialization.changes.begin(), onto_c.changes.begin(),
                                   onto_c.changes.end());

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <thread>
@@ -516,6 +517,39 @@ TEST_F(ServiceTest, UpdateSessionReprojectsAndTheIndexContinues) {
   const grpc::Status bad = stub_->UpdateSession(&bad_context, update, &updated);
   EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(bad.error_message(), HasSubstr("nope"));
+}
+
+TEST_F(ServiceTest, UpdateSessionReinitializesFromFarOffTheManifold) {
+  MustCreate("pendulum", "far", 0.5);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/far");
+  ASSERT_TRUE(Stream(stub_.get(), request).status.ok());
+  // 2.5 → 0.01 (250 rod lengths out: the globalized Newton) and back out to 10; each state is
+  // on its circle to the projection tolerance 1e-12 relative to the scale max(1, ℓ²).
+  for (const double l : {0.01, 10.0}) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    v1::UpdateSessionRequest update;
+    update.set_name("sessions/far");
+    (*update.mutable_parameters())["l"] = l;
+    v1::Session updated;
+    const grpc::Status status = stub_->UpdateSession(&context, update, &updated);
+    ASSERT_TRUE(status.ok()) << "l = " << l << ": " << status.error_message();
+    const double r2 = updated.values(0) * updated.values(0) + updated.values(1) * updated.values(1);
+    EXPECT_NEAR(r2, l * l, 1e-12 * std::max(1.0, l * l) + 4e-16 * l * l) << "l = " << l;
+  }
+  // At the pivot the constraint gradient vanishes: a failure that says so, not a crash.
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::UpdateSessionRequest update;
+  update.set_name("sessions/far");
+  (*update.mutable_values())["x"] = 0.0;
+  (*update.mutable_values())["y"] = 0.0;
+  v1::Session updated;
+  const grpc::Status status = stub_->UpdateSession(&context, update, &updated);
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.error_message() + status.error_details(),
+              HasSubstr("rank-deficient at x = 0, y = 0"));
 }
 
 TEST_F(ServiceTest, ForkSessionBranchesAtTheCurrentState) {

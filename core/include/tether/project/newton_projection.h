@@ -13,6 +13,43 @@
 // the limit of an infinite weight, used for the "fixed" initial values; or the error weights
 // (atol_j + rtol·|x̃_j|)², scaled so that the largest is 1, which leaves δ unchanged), or
 // block-diagonal with M⁻¹ on each n-long chunk of the block (mass metric, M at x̃).
+//
+// Project is the fast local Newton every step uses: it fails as soon as the scaled residual
+// grows, which a step's small correction never does inside Newton's region of convergence.
+//
+// ProjectFromAfar is the globalized Newton of consistent (re-)initialization, used where
+// Project failed: the start may be anywhere (a rod length updated from 0.01 to 10 puts the bob
+// 10 m off its circle). It looks for a point on the manifold, not for the closest one: the
+// iteration above omits the constraints' curvature μ·H_zz from the KKT matrix, which makes the
+// closest point a repelling fixed point once the distance times the curvature exceeds 1 (the
+// pendulum projected from radius 2.5 onto radius 0.01 drifts along the circle by 0.1 % per
+// iteration). Its steps are minimum-norm corrections (d = 0: δ = X μ, the least ‖δ‖_W with
+// H + H_b δ = 0), which from a near start end O(distance² · curvature) from the closest point,
+// and along the normal exactly on it for a sphere. Each iteration k decreases the merit
+// function, the scaled residual's half square with the scales s_i frozen at the iterate z_k
+// (they would otherwise move under the line search):
+//     φ_k(z) = ½ Σ_i (H_i(z) / s_i(z_k))²,   i over the block's rows,   D = diag(s_i(z_k)).
+//   Newton step (S regular by the rank test of tether/reduce/rank.h): S μ = −H, δ = X μ, so
+//     H_b δ = −H and the slope along δ is φ_k'(0) = (D⁻²H)ᵀ H_b δ = −2 φ_k(z_k): always a
+//     descent direction. Backtracking α = 1, ½, ¼, … ≥ kMinStep accepts the first α with
+//     Armijo's sufficient decrease  φ_k(z_k + αδ) ≤ (1 − 2 c α) φ_k(z_k),  c = kArmijo
+//     (Nocedal & Wright, Numerical Optimization, §3.1: c small, so that any step that achieves
+//     a fraction of the decrease the linear model promises is taken). A trial point where H is
+//     not finite counts as no decrease.
+//   Levenberg–Marquardt step, where S is rank-deficient (the constraint gradients are
+//     dependent or vanish at z_k) or the Newton direction found no α:
+//     (S + ν D²) μ = −H,   δ = X μ.
+//     With u = D⁻¹H and S̃ = D⁻¹ S D⁻¹ the slope is −uᵀ S̃ (S̃ + νI)⁻¹ u ≤ 0, zero only where
+//     the merit's gradient H_bᵀ D⁻² H vanishes: a descent direction for every ν > 0, turning
+//     from Gauss–Newton (ν → 0) to a short steepest-descent step (ν → ∞). The step is taken
+//     iff  φ_k(z_k + δ) ≤ φ_k(z_k) + c · slope. ν is multiplied by 10 after each refusal and
+//     divided by 10 after each accepted step (Marquardt's update), and never starts an
+//     iteration below 10⁻³ max_i S̃_ii (S̃ has unit-scale rows: ν is relative to the largest
+//     curvature); after kMaxLmTries refusals no step reduces φ.
+// It fails with a reason: the iteration limit (ProjectorOptions::max_iterations accepted
+// steps) with the residual reached; "the line search could not reduce the residual" (a local
+// minimum of φ off the manifold); or "the constraint Jacobian is rank-deficient at <z>" where
+// the merit's gradient vanishes (LM cannot move either), with the constraints and values named.
 #pragma once
 
 #include <cstddef>
@@ -45,11 +82,37 @@ class NewtonProjection {
 
   bool Project(reduce::ReducedModel& model, double t, std::span<double> z,
                ProjectionReport* report);
+  // The globalized Newton above (allocates: initialization only). Same contract as Project;
+  // `report->iterations` counts accepted steps.
+  bool ProjectFromAfar(reduce::ReducedModel& model, double t, std::span<double> z,
+                       ProjectionReport* report);
+
+  // Armijo's sufficient-decrease constant c.
+  static constexpr double kArmijo = 1e-4;
+  // Shortest Newton step fraction tried: below 2⁻²⁰ ≈ 10⁻⁶ of Newton's step the iteration
+  // makes no headway within any iteration limit, and LM (which shortens the step along a
+  // better direction) takes over.
+  static constexpr double kMinStep = 0x1p-20;
+  // ν ← 10ν at most this many times per iteration: ν then exceeds S̃'s largest diagonal by
+  // 10¹⁷ from its start at 10⁻³ of it, a steepest-descent step shorter than rounding of z.
+  static constexpr int kMaxLmTries = 20;
 
  private:
   bool Evaluate(reduce::ReducedModel& model, double t, std::span<const double> z,
                 ProjectionReport* report);
   bool Factor(reduce::ReducedModel& model, double t, ProjectionReport* report);
+  // H_b, X and S = H_b X from H_z.
+  void BuildSchur();
+  // S + ν D² over the block's rows (ν > 0: positive definite, no rank test).
+  void FactorRegularized(double nu);
+  bool Prepare(reduce::ReducedModel& model, double t, std::span<const double> z,
+               ProjectionReport* report);
+  // δ into delta_: the Newton projection step (toward_target) or the LM step X μ.
+  void ComputeStep(std::span<const double> z, bool toward_target);
+  // φ_k at z with the frozen scales; false where H is not finite.
+  bool Merit(reduce::ReducedModel& model, double t, std::span<const double> z,
+             std::span<const double> scale, double* merit);
+  std::string Describe(const reduce::ReducedModel& model, std::span<const double> z) const;
   void SetErrorWeights();
   void ApplyInverseMetric();
   void Correct(std::span<double> z);
@@ -76,6 +139,8 @@ class NewtonProjection {
   reduce::MassFactor mass_factor_;     // M at x̃, refactored only when it changes
   std::vector<double> d_;              // nb
   std::vector<double> mu_;             // right-hand side, then μ, rb
+  std::vector<double> scale_;          // s_i over the block's rows at the last Evaluate
+  std::vector<double> delta_;          // δ, nb
   double residual_ = 0.0;
 };
 

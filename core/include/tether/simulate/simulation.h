@@ -112,6 +112,11 @@ struct Options {
   double projection_tolerance = 1e-12;
   // Newton gives up after this many iterations, or as soon as the residual grows. ≥ 1.
   int max_newton_iterations = 10;
+  // Consistent (re-)initialization's globalized Newton (line search, Levenberg–Marquardt; see
+  // tether/project/newton_projection.h) fails after this many accepted steps on one level.
+  // From far off the manifold a step may only halve the distance (the pendulum from radius
+  // 0.01 to 10 takes 16 at the position level), so the limit leaves room for ~2⁵⁰ in scale. ≥ 1.
+  int max_initialization_iterations = 50;
   // Baumgarte parameters [1/s], ≥ 0: the acceleration constraint becomes
   // Φ_q v' = −a − 2α h − β² Φ (only with Projection::kBaumgarte).
   double baumgarte_alpha = 5.0;
