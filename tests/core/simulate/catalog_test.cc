@@ -70,6 +70,16 @@ TEST_P(CatalogRun, RunsToItsEndOnTheManifold) {
   // hundred steps is ≤ steps·1e-10 ≈ 1e-7. The columns are named here, so that a renamed or
   // dropped output fails the test instead of skipping the check.
   const auto& columns = sim->columns();
+  // And the other way round: an output that compares with an analytic solution (named
+  // `*_error` by the catalog's convention) must be listed in the case, or it would go unchecked.
+  for (const auto& column : columns) {
+    const std::string& name = column.name;
+    const bool is_error = name.size() > 6 && name.compare(name.size() - 6, 6, "_error") == 0;
+    if (!is_error) continue;
+    EXPECT_NE(std::find(c.analytic_errors.begin(), c.analytic_errors.end(), name),
+              c.analytic_errors.end())
+        << c.model << ": output '" << name << "' is not checked; list it in the CatalogCase";
+  }
   for (const std::string& name : c.analytic_errors) {
     const auto column = std::find_if(columns.begin(), columns.end(),
                                      [&](const auto& col) { return col.name == name; });
