@@ -190,8 +190,8 @@ double Dop853::ErrorNorm(double h, std::span<const double> x_new) const {
   double e5_sum = 0.0;
   double e3_sum = 0.0;
   for (std::size_t i = 0; i < n_; ++i) {
-    const double sk =
-        options().atol + options().rtol * std::max(std::abs(x[i]), std::abs(x_new[i]));
+    const double sk = options().AbsoluteTolerance(i) +
+                      options().rtol * std::max(std::abs(x[i]), std::abs(x_new[i]));
     double b_sum = 0.0;
     double e5 = 0.0;
     for (std::size_t j = 0; j < kEndStage; ++j) {

@@ -89,7 +89,7 @@ StepStatus DormandPrince::Attempt(OdeSystem& system, double t, double h,
     for (std::size_t j = 0; j < 7; ++j) sum += kE[j] * k[j][i];
     work_[i] = h * sum;
   }
-  *err = WrmsNorm(work_, x, x_new, options().rtol, options().atol);
+  *err = WrmsNorm(work_, x, x_new, options());
   return StepStatus::kAccepted;
 }
 

@@ -11,6 +11,7 @@
 namespace tether::integrate {
 
 void EmbeddedRungeKutta::Resize(std::size_t n) {
+  CheckTolerances(name(), options_, n);
   x0_.assign(n, 0.0);
   f0_.assign(n, 0.0);
   f_end_.assign(n, 0.0);

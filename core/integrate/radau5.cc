@@ -77,19 +77,10 @@ Radau5::Radau5(const StepperOptions& options) : options_(options) {
 std::unique_ptr<Stepper> Radau5::Clone() const { return std::make_unique<Radau5>(*this); }
 
 void Radau5::Resize(std::size_t n) {
-  const std::vector<double>& per_component = options_.atol_per_component;
-  if (!per_component.empty() && per_component.size() != n) {
-    // Internal invariant: the caller validates the option against the system's size.
-    std::fprintf(stderr,
-                 "tether::integrate: radau5 got %zu atol_per_component values for size %zu\n",
-                 per_component.size(), n);
-    std::abort();
-  }
+  CheckTolerances(name(), options_, n);
   n_ = n;
   atol_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {  // atol'_i = atol_i
-    atol_[i] = per_component.empty() ? options_.atol : per_component[i];
-  }
+  for (std::size_t i = 0; i < n; ++i) atol_[i] = options_.AbsoluteTolerance(i);  // atol'_i = atol_i
   matrices_.Resize(n, options_);
   for (std::vector<double>* v : {&x0_, &f0_, &base_weights_, &weights_, &work_, &mass_work_,
                                  &error_, &x_end_}) {

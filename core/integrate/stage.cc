@@ -37,6 +37,14 @@ bool StepIsAboveFloor(const StepperOptions& options, double t, double h) {
   return std::isfinite(h) && h >= MinStep(options, t);
 }
 
+void CheckTolerances(std::string_view stepper, const StepperOptions& options, std::size_t n) {
+  const std::size_t given = options.atol_per_component.size();
+  if (given == 0 || given == n) return;
+  std::fprintf(stderr, "tether::integrate: %.*s got %zu atol_per_component values for size %zu\n",
+               static_cast<int>(stepper.size()), stepper.data(), given, n);
+  std::abort();
+}
+
 void CheckSizes(std::string_view stepper, std::size_t n, std::size_t x_size,
                 std::size_t x_new_size) {
   if (x_size == n && x_new_size == n) return;

@@ -31,6 +31,10 @@ double MinStep(const StepperOptions& options, double t);
 // True iff h is usable as a step at t: finite and ≥ MinStep. Written so that NaN fails.
 bool StepIsAboveFloor(const StepperOptions& options, double t, double h);
 
+// Aborts with a message naming `stepper` if options.atol_per_component is neither empty nor
+// of size n: an internal invariant (the caller validates the option against the system).
+void CheckTolerances(std::string_view stepper, const StepperOptions& options, std::size_t n);
+
 // Internal invariant (always on): Step's arrays have the size given to Resize. A mismatch
 // is a programming error of the caller, so it aborts with a message naming the stepper.
 void CheckSizes(std::string_view stepper, std::size_t n, std::size_t x_size,

@@ -18,7 +18,7 @@ namespace {
 // ‖v‖ with the weights atol + rtol·|x0_i| (HINIT's SK).
 double ScaledNorm(std::span<const double> v, std::span<const double> x0,
                   const StepperOptions& options) {
-  return WrmsNorm(v, x0, x0, options.rtol, options.atol);
+  return WrmsNorm(v, x0, x0, options);
 }
 
 }  // namespace

@@ -7,11 +7,12 @@
 namespace tether::integrate {
 
 double WrmsNorm(std::span<const double> error, std::span<const double> x,
-                std::span<const double> y, double rtol, double atol) {
+                std::span<const double> y, const StepperOptions& options) {
   if (error.empty()) return 0.0;
   double sum = 0.0;
   for (std::size_t i = 0; i < error.size(); ++i) {
-    const double scale = atol + rtol * std::max(std::abs(x[i]), std::abs(y[i]));
+    const double scale =
+        options.AbsoluteTolerance(i) + options.rtol * std::max(std::abs(x[i]), std::abs(y[i]));
     const double ratio = error[i] / scale;
     sum += ratio * ratio;
   }

@@ -472,6 +472,43 @@ TEST_P(StepperContract, StatisticsArePlausible) {
   }
 }
 
+// Two copies of x' = −x, x(0) = 1, apart only in their absolute tolerances: per-component
+// tolerances reach the error norm of every adaptive method, so the component held to 1e-12
+// ends far more accurate than the one held to 1e-3 (rtol 1e-15 leaves atol in charge), and
+// tightening one component's tolerance costs steps.
+TEST_P(StepperContract, PerComponentToleranceHoldsEachComponent) {
+  if (Fixed(*Make())) GTEST_SKIP() << GetParam() << " has no error control";
+  class TwoDecays final : public OdeSystem {
+   public:
+    [[nodiscard]] std::size_t size() const override { return 2; }
+    bool Evaluate(double /*t*/, std::span<const double> x, std::span<double> dxdt) override {
+      dxdt[0] = -x[0];
+      dxdt[1] = -x[1];
+      return true;
+    }
+  } system;
+  auto run = [&](std::vector<double> atol, int* steps) {
+    StepperOptions options;
+    options.rtol = 1e-15;
+    options.atol_per_component = std::move(atol);
+    std::unique_ptr<Stepper> stepper = Make(options);
+    std::array<double, 2> x = {1.0, 1.0};
+    StepStatus status = StepStatus::kAccepted;
+    Integrate(*stepper, system, 0.0, x, 1.0, 1, &status, steps);
+    EXPECT_EQ(status, StepStatus::kAccepted);
+    return std::array<double, 2>{std::abs(x[0] - std::exp(-1.0)), std::abs(x[1] - std::exp(-1.0))};
+  };
+  int loose_steps = 0;
+  int mixed_steps = 0;
+  const std::array<double, 2> loose = run({1e-3, 1e-3}, &loose_steps);
+  const std::array<double, 2> mixed = run({1e-3, 1e-12}, &mixed_steps);
+  EXPECT_GT(mixed_steps, loose_steps);
+  // The tight component: within a few hundred times its tolerance after the run's steps
+  // (local errors of ≤ 1e-12 each, accumulated over ≤ a few hundred steps).
+  EXPECT_LT(mixed[1], 1e-9) << "loose " << loose[1];
+  EXPECT_LT(mixed[1], loose[1] / 100);
+}
+
 // No accepted step (fresh after Resize, or after a failed Step): Interpolate yields NaN
 // rather than a stale state (stepper.h).
 TEST_P(StepperContract, InterpolateWithoutAnAcceptedStepIsNan) {

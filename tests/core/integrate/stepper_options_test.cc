@@ -79,8 +79,15 @@ TEST(WrmsNorm, WeighsByTheLargerOfBothStates) {
   // weights: 1e-8 + 1e-6·2 and 1e-8 + 1e-6·3
   const double w0 = 1e-6 / (1e-8 + 2e-6);
   const double w1 = 2e-6 / (1e-8 + 3e-6);
-  EXPECT_DOUBLE_EQ(WrmsNorm(e, x, y, 1e-6, 1e-8), std::sqrt((w0 * w0 + w1 * w1) / 2));
-  EXPECT_EQ(WrmsNorm({}, {}, {}, 1e-6, 1e-8), 0.0);
+  StepperOptions options;
+  options.rtol = 1e-6;
+  options.atol = 1e-8;
+  EXPECT_DOUBLE_EQ(WrmsNorm(e, x, y, options), std::sqrt((w0 * w0 + w1 * w1) / 2));
+  EXPECT_EQ(WrmsNorm({}, {}, {}, options), 0.0);
+  // Per-component tolerances replace atol, component by component.
+  options.atol_per_component = {1e-8, 1e-3};
+  const double w1_loose = 2e-6 / (1e-3 + 3e-6);
+  EXPECT_DOUBLE_EQ(WrmsNorm(e, x, y, options), std::sqrt((w0 * w0 + w1_loose * w1_loose) / 2));
 }
 
 TEST(StepperRegistry, MakesEveryListedMethodAndNothingElse) {

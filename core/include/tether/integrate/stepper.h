@@ -78,12 +78,6 @@ class OdeSystem {
   [[nodiscard]] virtual std::span<const std::uint8_t> variable_index() const { return {}; }
 };
 
-// Weighted root-mean-square norm used by error control (Hairer–Nørsett–Wanner I, II.4):
-//   ‖e‖ = sqrt( (1/n) Σ (e_i / (atol + rtol·max(|x_i|, |y_i|)))² ),
-// an error is acceptable iff ‖e‖ ≤ 1.
-double WrmsNorm(std::span<const double> error, std::span<const double> x,
-                std::span<const double> y, double rtol, double atol);
-
 struct StepperOptions {
   // Fixed-step methods: the step h [s], > 0. Adaptive methods: the first step tried [s];
   // 0 selects it automatically (explicit pairs: Hairer's starting-step heuristic; radau5:
@@ -97,6 +91,10 @@ struct StepperOptions {
   // Per-component absolute tolerances [state units]; when non-empty (one per component, each
   // > 0) they replace `atol` in the error norm.
   std::vector<double> atol_per_component;
+  // The absolute tolerance of component i: atol_per_component[i] if given, else atol.
+  [[nodiscard]] double AbsoluteTolerance(std::size_t i) const {
+    return atol_per_component.empty() ? atol : atol_per_component[i];
+  }
   // Step-size controller h_new = h · clamp(safety · err^(−1/(q+1)), min_factor, max_factor),
   // q the order of the embedded estimate. 0 < safety < 1, 0 < min_factor < 1 < max_factor.
   // radau5 uses the same three bounds in RADAU5's controller (radau5.h; RADAU5's own
@@ -148,6 +146,12 @@ struct StepperOptions {
 
   bool IsValid(std::string* why) const;
 };
+
+// Weighted root-mean-square norm used by error control (Hairer–Nørsett–Wanner I, II.4):
+//   ‖e‖ = sqrt( (1/n) Σ (e_i / (atol_i + rtol·max(|x_i|, |y_i|)))² ),
+// atol_i = options.AbsoluteTolerance(i); an error is acceptable iff ‖e‖ ≤ 1.
+double WrmsNorm(std::span<const double> error, std::span<const double> x,
+                std::span<const double> y, const StepperOptions& options);
 
 enum class StepStatus {
   kAccepted,           // x_new holds the state at t + h_taken
