@@ -1,0 +1,19 @@
+#include "http_sse/sse_server.h"
+
+namespace tether::bench {
+
+std::vector<Library> Libraries() {
+  return {
+#ifdef TETHER_BENCH_WITH_MICROHTTPD
+      {"libmicrohttpd", "libmicrohttpd-dev", "epoll thread pool", &ServeMicrohttpd, true},
+#endif
+#ifdef TETHER_BENCH_WITH_BEAST
+      {"Boost.Beast", "libboost-dev", "asio event loop", &ServeBeast, false},
+#endif
+#ifdef TETHER_BENCH_WITH_HTTPLIB
+      {"cpp-httplib", "libcpp-httplib-dev", "thread per connection", &ServeHttplib, false},
+#endif
+  };
+}
+
+}  // namespace tether::bench
