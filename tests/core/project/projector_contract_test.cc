@@ -246,6 +246,38 @@ TEST(CoupledProjector, SimplifiedNewtonConvergesLinearlyAndFullNewtonQuadratical
   EXPECT_LE(rb.residual_position, 1e-12 * kLength * kLength);
 }
 
+// A state within the tolerance but not at round-off (the end of an accurate step) gets one
+// polishing correction: Newton's quadratic convergence takes a scaled residual of 4e-13 to
+// round-off (64 ε), which the run's error would otherwise accumulate step after step. Without
+// the option the state is left where the tolerance accepted it.
+TEST(NewtonProjection, APolishingCorrectionTakesAMetToleranceToRoundOff) {
+  auto model = Reduce(kPendulumSpec);
+  // On the circle (1.5² + 2² = ℓ²) scaled by 1 + 2e-13: Φ ≈ 2.5e-12, scaled by ℓ² 4e-13.
+  const double f = 1 + 2e-13;
+  const std::vector<double> start = {1.5 * f, -2.0 * f, 2.0, 1.5};
+  for (const Method method : {Method::kCoupled, Method::kSequential}) {
+    for (const bool polish : {true, false}) {
+      project::ProjectorOptions options;
+      options.polish = polish;
+      auto projector = project::MakeProjector(method, options);
+      projector->Resize(*model);
+      std::vector<double> z = start;
+      ProjectionReport report;
+      ASSERT_TRUE(projector->Project(*model, 0.0, z, &report)) << report.message;
+      const std::string what = std::string(project::MethodName(method)) +
+                               (polish ? ", polished" : ", not polished");
+      if (polish) {
+        EXPECT_LE(report.residual_position, 64 * 2.2e-16 * kLength * kLength) << what;
+        EXPECT_GE(report.iterations, 1) << what;
+      } else {
+        EXPECT_EQ(z, start) << what;
+        EXPECT_EQ(report.iterations, 0) << what;
+        EXPECT_GT(report.residual_position, 1e-12) << what;
+      }
+    }
+  }
+}
+
 TEST(CoupledProjector, IterationLimitGivesADiagnosis) {
   auto model = Reduce(kPendulumSpec);
   project::ProjectorOptions one;

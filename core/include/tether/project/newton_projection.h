@@ -101,6 +101,9 @@ class NewtonProjection {
   bool Evaluate(reduce::ReducedModel& model, double t, std::span<const double> z,
                 ProjectionReport* report);
   bool Factor(reduce::ReducedModel& model, double t, ProjectionReport* report);
+  // The one more correction of ProjectorOptions::polish, from a point that met the tolerance.
+  bool Polish(reduce::ReducedModel& model, double t, std::span<double> z,
+              ProjectionReport* report);
   // H_b, X and S = H_b X from H_z.
   void BuildSchur();
   // S + ν D² over the block's rows (ν > 0: positive definite, no rank test).
@@ -137,6 +140,7 @@ class NewtonProjection {
   std::vector<std::size_t> schur_perm_;
   std::vector<double> solve_work_;     // rb
   reduce::MassFactor mass_factor_;     // M at x̃, refactored only when it changes
+  std::vector<double> polish_from_;    // z_b before the polishing correction, nb
   std::vector<double> d_;              // nb
   std::vector<double> mu_;             // right-hand side, then μ, rb
   std::vector<double> scale_;          // s_i over the block's rows at the last Evaluate

@@ -52,6 +52,12 @@ struct ProjectorOptions {
   double tolerance = 1e-12;
   // Newton fails after this many iterations, or as soon as the scaled residual grows. ≥ 1.
   int max_iterations = 10;
+  // Once the residual meets `tolerance` (also before any correction) but is above round-off
+  // (64 ε scaled), one more correction, not counted against max_iterations: Newton converges
+  // quadratically, so a residual r ≤ tolerance becomes O(r²) — round-off — and the per-step
+  // distance left to the manifold no longer accumulates into the trajectory's error. If
+  // rounding makes that correction worse than the point it started from, the point is kept.
+  bool polish = true;
   // kWeighted only: the error control's tolerances. `weight_atol` holds one value per entry
   // of z, or any other number of values of which the first holds for every entry (> 0 each);
   // weight_rtol ≥ 0.
