@@ -121,6 +121,67 @@ void SampleWriter::Append(const simulate::Sample& s, v1::Frame* frame) {
   }
 }
 
+grpc::Status MakeWriter(const simulate::Simulation& sim,
+                        const google::protobuf::RepeatedPtrField<std::string>& names,
+                        v1::StreamHeader* header, SampleWriter* writer) {
+  ColumnSelection selection;
+  if (grpc::Status s = ColumnSelection::Make(sim.columns(), names, &selection); !s.ok()) return s;
+  selection.FillHeader(sim.columns(), header);
+  *writer = SampleWriter(sim.model(), std::move(selection));
+  return grpc::Status::OK;
+}
+
+void WriteHistoryRow(const SampleBlock& block, std::size_t row, std::size_t columns,
+                     SampleWriter* writer, v1::Frame* frame) {
+  const simulate::Sample sample = block.Row(row, columns);
+  writer->Append(sample, frame);
+  for (const v1::Event& event : block.session_events) {
+    if (event.sample_index() == sample.index) *frame->add_events() = event;
+  }
+}
+
+grpc::Status StopConditions::Make(const v1::StreamStatesRequest& request, StopConditions* out) {
+  std::vector<FieldViolation> violations;
+  if (request.has_max_samples()) {
+    if (request.max_samples() == 0) {
+      violations.push_back({"max_samples", "max_samples = 0; must be >= 1 (absent = no limit)"});
+    }
+    out->max_samples_ = request.max_samples();
+  }
+  if (request.has_stop_time()) {
+    if (!std::isfinite(request.stop_time())) {
+      violations.push_back({"stop_time", "stop_time = " + FormatDouble(request.stop_time()) +
+                                             "; must be finite (absent = no stop time)"});
+    }
+    out->stop_time_ = request.stop_time();
+  }
+  if (!violations.empty()) return InvalidArgument("bad stop condition", violations);
+  return grpc::Status::OK;
+}
+
+std::size_t StopConditions::Budget(std::size_t frame_samples, std::uint64_t sent) const {
+  if (!max_samples_) return frame_samples;
+  return static_cast<std::size_t>(
+      std::min<std::uint64_t>(frame_samples, *max_samples_ > sent ? *max_samples_ - sent : 0));
+}
+
+bool StopConditions::Reached(std::uint64_t sent, bool stopped_by_time, std::string* cause) const {
+  if (stopped_by_time) {
+    *cause = "stop_time = " + FormatDouble(*stop_time_) + " reached";
+    return true;
+  }
+  if (max_samples_ && sent >= *max_samples_) {
+    *cause = "max_samples = " + std::to_string(*max_samples_) + " reached";
+    return true;
+  }
+  return false;
+}
+
+std::string PausedMessage(std::uint64_t next_index, double t, const std::string& cause) {
+  return "paused at sample " + std::to_string(next_index) + " (t = " + FormatDouble(t) + "): " +
+         cause + "; the next StreamStates continues there";
+}
+
 v1::Event* AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKind kind,
                     std::string message) {
   v1::Event* event = frame->add_events();

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 #include <grpcpp/support/status.h>
 
 #include "errors.h"
+#include "sample_block.h"
 #include "tether/model/model.h"
 #include "tether/simulate/simulation.h"
 #include "tether/v1/simulation_service.pb.h"
@@ -31,6 +33,11 @@ class RunSource {
   virtual simulate::Status Next(std::size_t max_samples, v1::Frame* frame) = 0;
   // The write of `frame` completed (the transport accepted it).
   virtual void Delivered(const v1::Frame& frame) = 0;
+  // After Next returned kRunning with an empty frame: true if the source arranged for `wake`
+  // to be called once when it has more to send (or must end), so that the stream need not
+  // poll; false to be polled again at once (the default: a source that computes always has
+  // more). `wake` may be called from any thread, at most once, until End.
+  virtual bool WaitForMore(std::function<void()> /*wake*/) { return false; }
   // After Next returned an end: fills the summary and returns the call's final status.
   virtual grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) = 0;
   // What this stream computed so far (counters over this stream alone; for the metrics). Called
@@ -80,6 +87,41 @@ class SampleWriter {
   Residuals max_;
   Residuals last_;
 };
+
+// The writer of a stream of `sim` over the requested column `names` (empty = all; errors as
+// ColumnSelection::Make's), with the header's columns filled in.
+grpc::Status MakeWriter(const simulate::Simulation& sim,
+                        const google::protobuf::RepeatedPtrField<std::string>& names,
+                        v1::StreamHeader* header, SampleWriter* writer);
+
+// Writes row `row` of `block` (copied from a replay history) into `frame`: the sample
+// through `writer`, then the session's own events at its index.
+void WriteHistoryRow(const SampleBlock& block, std::size_t row, std::size_t columns,
+                     SampleWriter* writer, v1::Frame* frame);
+
+// The stop conditions of a StreamStates call (StreamStatesRequest.max_samples, stop_time):
+// where a stream pauses without loss, at a frame boundary.
+class StopConditions {
+ public:
+  // INVALID_ARGUMENT naming the field for max_samples = 0 or a stop_time that is not finite.
+  static grpc::Status Make(const v1::StreamStatesRequest& request, StopConditions* out);
+  // How many of a frame's `frame_samples` may still be sent after `sent` samples.
+  [[nodiscard]] std::size_t Budget(std::size_t frame_samples, std::uint64_t sent) const;
+  [[nodiscard]] bool has_stop_time() const { return stop_time_.has_value(); }
+  // A sample at `t` is the last one to send.
+  [[nodiscard]] bool StopsAfter(double t) const { return stop_time_ && t >= *stop_time_; }
+  // After a frame: the stream must pause, having sent `sent` samples, the last at `t_last`
+  // (`stopped_by_time`: a sample reached stop_time). Sets `*cause` ("max_samples = 64 reached").
+  bool Reached(std::uint64_t sent, bool stopped_by_time, std::string* cause) const;
+
+ private:
+  std::optional<std::uint64_t> max_samples_;
+  std::optional<double> stop_time_;
+};
+
+// The summary message of a paused stream: "paused at sample 64 (t = 0.63): max_samples = 64
+// reached; the next StreamStates continues there".
+std::string PausedMessage(std::uint64_t next_index, double t, const std::string& cause);
 
 // Appends an event at sample `index` (time t) and returns it.
 v1::Event* AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKind kind,

@@ -56,7 +56,13 @@ std::size_t SampleBlock::bytes() const {
                            residual_velocity.size() + residual_inequality.size()) +
          sizeof(simulate::SwitchEvent) * switches.size() + sizeof(std::uint64_t) * switch_index.size() +
          (sizeof(simulate::Warning) + sizeof(std::uint64_t)) * warnings.size() +
-         NoticeBytes();
+         NoticeBytes() + SessionEventBytes();
+}
+
+std::size_t SampleBlock::SessionEventBytes() const {
+  std::size_t bytes = 0;
+  for (const v1::Event& event : session_events) bytes += event.SpaceUsedLong();
+  return bytes;
 }
 
 std::size_t SampleBlock::NoticeBytes() const {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tether/simulate/simulation.h"
+#include "tether/v1/simulation_service.pb.h"
 
 namespace tether::server {
 
@@ -29,6 +30,10 @@ struct SampleBlock {
   std::vector<simulate::RunNotice> notices;
   std::vector<std::uint64_t> notice_index;
 
+  // Events of the session itself at samples of this block (Session::pending_events: changes,
+  // refused changes), in sample order, as streamed.
+  std::vector<v1::Event> session_events;
+
   // Appends a copy of `sample`, the block's next one (the first one sets first_index).
   void Append(const simulate::Sample& sample);
   // Sample `row` (0 = first_index) over `columns` columns; views into this block.
@@ -39,6 +44,7 @@ struct SampleBlock {
 
  private:
   [[nodiscard]] std::size_t NoticeBytes() const;
+  [[nodiscard]] std::size_t SessionEventBytes() const;
 };
 
 }  // namespace tether::server

@@ -11,6 +11,8 @@
 #include "errors.h"
 #include "one_shot_run.h"
 #include "session_run.h"
+#include "view_run.h"
+#include "tether/simulate/overrides.h"
 #include "tether/model/unlisted_problems.h"
 #include "tether/version.h"
 
@@ -411,6 +413,24 @@ grpc::ServerUnaryReactor* SimulationService::ListSessions(grpc::CallbackServerCo
                   });
 }
 
+namespace {
+
+// Changes a session that no stream drives (caller holds its mutex): the history stays (its
+// samples describe the session up to the change), the next computed sample carries the
+// UPDATED event, and a client that had not received every computed sample still gets them
+// (delivered_end is kept) before the change.
+grpc::Status ApplyChange(Session* session, const ControlCommand& change,
+                         std::chrono::milliseconds ttl, v1::Session* response) {
+  ChangedRun changed = ChangeRun(*session->simulation, change);
+  if (changed.simulation == nullptr) return InvalidArgument("bad update", changed.violations);
+  session->InstallChange(std::move(changed.simulation), std::move(changed.event));
+  if (session->state != v1::SESSION_STATE_CREATED) session->state = v1::SESSION_STATE_PAUSED;
+  *response = session->ToProto(ttl);
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
 grpc::Status SimulationService::DoUpdateSession(const std::string& tenant,
                                                 const v1::UpdateSessionRequest& request,
                                                 v1::Session* response) {
@@ -418,25 +438,11 @@ grpc::Status SimulationService::DoUpdateSession(const std::string& tenant,
   std::shared_ptr<Session> session = state_->sessions.Find(tenant, id);
   if (session == nullptr) return SessionNotFound(id);
   std::lock_guard lock(session->mutex);
-  if (session->streaming) return Busy(id, "updating it");
-  simulate::CreateResult result =
-      session->simulation->Update(ToMap(request.parameters()), ToMap(request.values()));
-  if (!result.problems.empty()) {
-    return InvalidArgument("bad update", SetupViolations(result.problems, "values"));
-  }
-  if (result.status.failed()) {
-    return InvalidArgument("consistent initialization failed",
-                           {{"values", result.status.message}});
-  }
-  if (result.simulation != nullptr) session->simulation = std::move(result.simulation);
-  // Samples computed before the update but never delivered belong to the old trajectory.
-  session->history.Clear();
-  session->Refresh();
-  session->delivered_end = session->next_index;
-  session->updated_at = session->next_index;
-  if (session->state != v1::SESSION_STATE_CREATED) session->state = v1::SESSION_STATE_PAUSED;
-  *response = session->ToProto(state_->config.session_ttl);
-  return grpc::Status::OK;
+  if (session->streaming) return Busy(id, "updating it, or change it with ControlSession");
+  ControlCommand change;
+  change.parameters = ToMap(request.parameters());
+  change.values = ToMap(request.values());
+  return ApplyChange(session.get(), change, state_->config.session_ttl, response);
 }
 
 grpc::ServerUnaryReactor* SimulationService::UpdateSession(grpc::CallbackServerContext* context,
@@ -447,6 +453,52 @@ grpc::ServerUnaryReactor* SimulationService::UpdateSession(grpc::CallbackServerC
                   &state_->pool,
                   [this, request, response](const std::string& tenant) {
                     return DoUpdateSession(tenant, *request, response);
+                  });
+}
+
+grpc::Status SimulationService::DoControlSession(const std::string& tenant,
+                                                 const v1::ControlSessionRequest& request,
+                                                 v1::Session* response) {
+  const std::string id(StripPrefix(request.name(), kSessionPrefix));
+  ControlCommand command;
+  command.pause = request.pause();
+  command.parameters = ToMap(request.parameters());
+  command.values = ToMap(request.values());
+  if (command.empty()) {
+    return InvalidArgument("empty control command",
+                           {{"pause", "nothing to do: set pause, parameters or values"}});
+  }
+  std::shared_ptr<Session> session = state_->sessions.Find(tenant, id);
+  if (session == nullptr) return SessionNotFound(id);
+  std::lock_guard lock(session->mutex);
+  if (!session->streaming) {
+    // Nothing runs: a pause has nothing to stop, and a change is an UpdateSession.
+    if (command.changes()) {
+      return ApplyChange(session.get(), command, state_->config.session_ttl, response);
+    }
+    *response = session->ToProto(state_->config.session_ttl);
+    return grpc::Status::OK;
+  }
+  // The stream's worker applies it; refuse what it would refuse now, while the caller waits.
+  // The model is immutable and shared, so reading it beside the running stream is safe.
+  const std::vector<simulate::SetupProblem> problems = simulate::OverrideProblems(
+      session->simulation->model(), command.parameters, command.values);
+  if (!problems.empty()) {
+    return InvalidArgument("bad control command", SetupViolations(problems, "values"));
+  }
+  session->control.Merge(command);
+  session->Touch();
+  *response = session->ToProto(state_->config.session_ttl);
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* SimulationService::ControlSession(grpc::CallbackServerContext* context,
+                                                            const v1::ControlSessionRequest* request,
+                                                            v1::Session* response) {
+  // On the pool: without a stream, a change runs consistent initialization.
+  return RunUnary(context, Log(Method("ControlSession"), request->name()), &state_->pool,
+                  [this, request, response](const std::string& tenant) {
+                    return DoControlSession(tenant, *request, response);
                   });
 }
 
@@ -583,6 +635,10 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
   if (status.ok() && session == nullptr) status = SessionNotFound(id);
   if (!status.ok()) return new RefusedStream(log.Finish(Bounded(status)));
   log.set_model(session->model);
+  if (request->view_only()) {
+    return StartStream(tenant, std::make_unique<ViewRun>(std::move(session), *request), settings,
+                       std::move(log));
+  }
   return StartStream(
       tenant,
       std::make_unique<SessionRun>(std::move(session), &state_->sessions, *request,

@@ -80,6 +80,9 @@ class SimulationService final : public v1::SimulationService::CallbackService {
   grpc::ServerUnaryReactor* DeleteSession(grpc::CallbackServerContext* context,
                                           const v1::DeleteSessionRequest* request,
                                           google::protobuf::Empty* response) override;
+  grpc::ServerUnaryReactor* ControlSession(grpc::CallbackServerContext* context,
+                                           const v1::ControlSessionRequest* request,
+                                           v1::Session* response) override;
   grpc::ServerWriteReactor<v1::StateChunk>* StreamStates(
       grpc::CallbackServerContext* context, const v1::StreamStatesRequest* request) override;
   grpc::ServerWriteReactor<v1::StateChunk>* Simulate(
@@ -108,6 +111,8 @@ class SimulationService final : public v1::SimulationService::CallbackService {
   grpc::Status DoForkSession(const std::string& tenant, const v1::ForkSessionRequest& request,
                              v1::Session* response);
   grpc::Status DoDeleteSession(const std::string& tenant, const v1::DeleteSessionRequest& request);
+  grpc::Status DoControlSession(const std::string& tenant, const v1::ControlSessionRequest& request,
+                                v1::Session* response);
   void DoGetServerInfo(v1::ServerInfo* response);
 
   // The log line of a call; `model` with or without "models/".

@@ -57,6 +57,10 @@ std::uint64_t ReplayHistory::begin_index(std::uint64_t end) const {
   return blocks_.empty() ? end : blocks_.front().first_index;
 }
 
+std::uint64_t ReplayHistory::end_index(std::uint64_t end) const {
+  return blocks_.empty() ? end : blocks_.back().end_index();
+}
+
 std::size_t ReplayHistory::Copy(std::uint64_t index, std::size_t count, std::size_t columns,
                                 SampleBlock* out) const {
   std::size_t copied = 0;
@@ -64,11 +68,72 @@ std::size_t ReplayHistory::Copy(std::uint64_t index, std::size_t count, std::siz
     while (copied < count && index >= block.first_index && index < block.end_index()) {
       out->inequalities = block.inequalities;
       out->Append(block.Row(static_cast<std::size_t>(index - block.first_index), columns));
+      for (const v1::Event& event : block.session_events) {
+        if (event.sample_index() == index) out->session_events.push_back(event);
+      }
       ++index;
       ++copied;
     }
   }
   return copied;
+}
+
+void ControlCommand::Merge(const ControlCommand& later) {
+  pause = pause || later.pause;
+  for (const auto& [name, value] : later.parameters) parameters[name] = value;
+  for (const auto& [name, value] : later.values) values[name] = value;
+}
+
+namespace {
+
+// "k = 9 (was 4)", the changed entries of a map, for the change's event.
+std::string ChangeText(const std::map<std::string, double>& changed,
+                       const std::map<std::string, double>& before) {
+  std::string text;
+  for (const auto& [name, value] : changed) {
+    if (!text.empty()) text += ", ";
+    text += name + " = " + FormatDouble(value);
+    if (const auto it = before.find(name); it != before.end()) {
+      text += " (was " + FormatDouble(it->second) + ")";
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+ChangedRun ChangeRun(const simulate::Simulation& current, const ControlCommand& change) {
+  ChangedRun out;
+  // Simulation::Update changes the run even when initialization then fails; a copy keeps the
+  // session's run intact until the change succeeded.
+  auto changed = std::make_unique<simulate::Simulation>(current);
+  simulate::CreateResult result = changed->Update(change.parameters, change.values);
+  if (!result.problems.empty()) {
+    out.violations = SetupViolations(result.problems, "values");
+    return out;
+  }
+  if (result.status.ended()) {
+    out.violations.push_back({change.values.empty() ? "parameters" : "values",
+                              "consistent initialization failed: " + result.status.message});
+    return out;
+  }
+  if (result.simulation != nullptr) changed = std::move(result.simulation);
+  std::map<std::string, double> values_before;
+  const std::vector<double> before = current.CurrentValues();
+  for (std::size_t i = 0; i < before.size() && i < current.columns().size(); ++i) {
+    values_before[current.columns()[i].name] = before[i];
+  }
+  std::string message = "changed before this sample:";
+  if (!change.parameters.empty()) {
+    message += " parameters " + ChangeText(change.parameters, current.parameters()) + ";";
+  }
+  if (!change.values.empty()) message += " values " + ChangeText(change.values, values_before) + ";";
+  message += " " + changed->initialization().ToString();
+  out.event.set_kind(v1::EVENT_KIND_UPDATED);
+  out.event.set_message(std::move(message));
+  InitializationToProto(changed->initialization(), out.event.mutable_initialization());
+  out.simulation = std::move(changed);
+  return out;
 }
 
 Session::Session(std::string tenant_in, std::string id_in, std::string model_in,
@@ -91,6 +156,20 @@ void Session::Refresh() {
   statistics = simulation->statistics();
   options = simulation->options();
   Touch();
+}
+
+void Session::InstallChange(std::unique_ptr<simulate::Simulation> changed, v1::Event event) {
+  simulation = std::move(changed);
+  Refresh();
+  event.set_sample_index(next_index);
+  event.set_t(t);
+  pending_events.push_back(std::move(event));
+}
+
+void Session::WakeViewers() {
+  std::map<const void*, std::function<void()>> waiting;
+  waiting.swap(waiting_viewers);
+  for (auto& [viewer, wake] : waiting) wake();
 }
 
 void Session::Touch() {
@@ -137,6 +216,11 @@ SessionStore::AddResult SessionStore::Add(std::shared_ptr<Session> session) {
 }
 
 void SessionStore::Erase(std::map<Key, std::shared_ptr<Session>>::iterator it) {
+  {
+    std::lock_guard session_lock(it->second->mutex);
+    it->second->deleted = true;
+    it->second->WakeViewers();
+  }
   const auto count = per_tenant_.find(it->first.first);
   if (count != per_tenant_.end() && --count->second == 0) per_tenant_.erase(count);
   sessions_.erase(it);

@@ -3,8 +3,10 @@
 //
 // Locking: SessionStore's mutex is taken before a Session::mutex, never after; Session::mutex
 // guards every member. The simulation itself is used by at most one
-// party at a time: while `streaming` is true only the stream touches it (without the lock, on a
-// worker); otherwise the service does, holding the lock.
+// party at a time: while `streaming` is true only the driving stream touches it (without the
+// lock, on a worker; it swaps the `simulation` pointer only under the lock); otherwise the
+// service does, holding the lock. Others (GetSession, view-only streams, ControlSession) read
+// only under the lock, and only what the driver changes under the lock.
 #pragma once
 
 #include <atomic>
@@ -12,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -62,9 +65,12 @@ class ReplayHistory {
   void TrimForBudget(std::uint64_t delivered_end);
   // Index of the oldest retained sample (== end when empty).
   [[nodiscard]] std::uint64_t begin_index(std::uint64_t end) const;
+  // One past the newest retained sample (== end when empty).
+  [[nodiscard]] std::uint64_t end_index(std::uint64_t end) const;
   // Why samples before begin_index are gone, naming the limit that dropped them.
   [[nodiscard]] std::string TrimReason() const;
-  // Copies samples [index, min(index + count, retained end)) into `out`; returns how many.
+  // Copies samples [index, min(index + count, retained end)) into `out`, with the session
+  // events at them; returns how many.
   std::size_t Copy(std::uint64_t index, std::size_t count, std::size_t columns,
                    SampleBlock* out) const;
 
@@ -78,6 +84,31 @@ class ReplayHistory {
   bool budget_trimmed_ = false;
   std::deque<SampleBlock> blocks_;
 };
+
+// A ControlSession command queued for the session's driving stream, which carries it out
+// between two frames (ControlSessionRequest). Commands merge: the later value of a name wins.
+struct ControlCommand {
+  bool pause = false;
+  std::map<std::string, double> parameters;
+  std::map<std::string, double> values;
+
+  [[nodiscard]] bool changes() const { return !parameters.empty() || !values.empty(); }
+  [[nodiscard]] bool empty() const { return !pause && !changes(); }
+  void Merge(const ControlCommand& later);
+};
+
+// A change of parameters and/or state values made on a copy of a run, so that a failure
+// changes nothing.
+struct ChangedRun {
+  std::unique_ptr<simulate::Simulation> simulation;  // the changed run; null if refused
+  std::vector<FieldViolation> violations;            // why it was refused
+  // EVENT_KIND_UPDATED naming the change and what consistent initialization corrected;
+  // sample_index and t are the installer's to set.
+  v1::Event event;
+};
+// `current` changed by `change` (its parameters and values; the pause is not this function's).
+// Violations are named as UpdateSession's fields ("parameters.k", "values.x").
+ChangedRun ChangeRun(const simulate::Simulation& current, const ControlCommand& change);
 
 struct Session {
   using Clock = std::chrono::steady_clock;
@@ -104,8 +135,19 @@ struct Session {
   ReplayHistory history;
   // One past the last sample whose write completed; where a stream starts by default.
   std::uint64_t delivered_end = 0;
-  // Sample index of the last UpdateSession, reported as an event by the next stream.
-  std::optional<std::uint64_t> updated_at;
+  // Events of the session itself (a change: EVENT_KIND_UPDATED; a live change that could not
+  // be applied: EVENT_KIND_WARNING) whose sample is not computed yet: the next computed sample
+  // carries them (its index is their sample_index), and the history keeps them for replays
+  // and viewers.
+  std::vector<v1::Event> pending_events;
+  // ControlSession's command for the driving stream; empty when none waits.
+  ControlCommand control;
+  // Removed from the store (deleted or expired): view-only streams end.
+  bool deleted = false;
+  // View-only streams waiting for samples, by stream: each is called once (under `mutex`) when
+  // the history grows or the session is deleted, then forgotten. A waiter unregisters itself
+  // before it goes away.
+  std::map<const void*, std::function<void()>> waiting_viewers;
   std::chrono::system_clock::time_point update_time = create_time;
   Clock::time_point last_used = Clock::now();
 
@@ -122,6 +164,11 @@ struct Session {
   // Copies time, index, values, statistics, options from the simulation (caller: the party
   // that may touch it). Marks the session used.
   void Refresh();
+  // Installs a changed run (ChangeRun's) at the current sample: the next computed sample
+  // carries `event`. Caller holds `mutex` and may touch the simulation.
+  void InstallChange(std::unique_ptr<simulate::Simulation> changed, v1::Event event);
+  // Calls and forgets every waiting viewer. Caller holds `mutex`.
+  void WakeViewers();
   // The resource (caller holds `mutex`). `ttl` gives expire_time.
   [[nodiscard]] v1::Session ToProto(std::chrono::milliseconds ttl) const;
 };

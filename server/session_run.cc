@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "convert.h"
 #include "errors.h"
@@ -12,6 +15,21 @@ namespace {
 
 double WallSeconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// EVENT_KIND_WARNING for a live change that could not be applied, at the next sample.
+v1::Event RefusedChange(const ChangedRun& changed, std::uint64_t index, double t) {
+  v1::Event refused;
+  refused.set_kind(v1::EVENT_KIND_WARNING);
+  refused.set_sample_index(index);
+  refused.set_t(t);
+  std::string why;
+  for (const FieldViolation& v : changed.violations) {
+    if (refused.path().empty()) refused.set_path(v.field);
+    why += (why.empty() ? "" : "; ") + v.field + ": " + v.description;
+  }
+  refused.set_message("ControlSession change not applied, the session is unchanged: " + why);
+  return refused;
 }
 
 }  // namespace
@@ -36,15 +54,10 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
                  "session '" + name + "' already has an open StreamStates call; "
                  "one stream per session (cancel the other first)");
   }
+  if (grpc::Status s = StopConditions::Make(request_, &stop_); !s.ok()) return s;
   simulate::Simulation& sim = *session_->simulation;
-  const std::vector<simulate::Column>& all = sim.columns();
-  columns_ = all.size();
-  ColumnSelection selection;
-  if (grpc::Status s = ColumnSelection::Make(all, request_.columns(), &selection); !s.ok()) {
-    return s;
-  }
-  selection.FillHeader(all, header);
-  writer_ = SampleWriter(sim.model(), std::move(selection));
+  columns_ = sim.columns().size();
+  if (grpc::Status s = MakeWriter(sim, request_.columns(), header, &writer_); !s.ok()) return s;
   const std::uint64_t next = sim.next_sample_index();
   const std::uint64_t begin = session_->history.begin_index(next);
   const std::uint64_t start =
@@ -61,6 +74,7 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
   replay_next_ = start;
   replay_end_ = next;
   first_index_ = start;
+  t_last_sent_ = session_->t;
   at_start_ = sim.statistics();
   session_->streaming = true;
   session_->state = v1::SESSION_STATE_RUNNING;
@@ -122,14 +136,51 @@ grpc::Status SessionRun::ApplyHorizon(v1::StreamHeader* header) {
 }
 
 simulate::Status SessionRun::Next(std::size_t max_samples, v1::Frame* frame) {
-  if (replay_next_ < replay_end_) {
-    Replay(max_samples, frame);
-    SetProgress(t_start_, t_end_, samples_sent_, WallSeconds(wall_start_), frame);
-    return simulate::Status{simulate::Termination::kRunning, frame->t().empty() ? t_start_ : frame->t(0), {}};
+  ControlCommand command;
+  {
+    std::lock_guard lock(session_->mutex);
+    command = std::exchange(session_->control, ControlCommand{});
   }
-  const simulate::Status status = Advance(max_samples, frame);
+  if (command.changes()) ApplyChange(command);
+  if (command.pause) return Pause("ControlSession asked for a pause", *frame);
+  const std::size_t budget = stop_.Budget(max_samples, samples_sent_);
+  simulate::Status status{simulate::Termination::kRunning, t_last_sent_, {}};
+  if (replay_next_ < replay_end_) {
+    Replay(budget, frame);
+  } else {
+    status = Advance(budget, frame);
+  }
+  if (!frame->t().empty()) t_last_sent_ = frame->t(frame->t_size() - 1);
   SetProgress(t_start_, t_end_, samples_sent_, WallSeconds(wall_start_), frame);
+  std::string cause;
+  if (!status.ended() && stop_.Reached(samples_sent_, stop_time_reached_, &cause)) {
+    return Pause(cause, *frame);
+  }
   return status;
+}
+
+simulate::Status SessionRun::Pause(const std::string& cause, const v1::Frame& frame) {
+  paused_ = true;
+  const std::uint64_t next = first_index_ + samples_sent_;
+  if (frame.t().empty()) {
+    // Every earlier frame's write completed before this frame was computed: the client has
+    // exactly the samples before `next`, and the default resume starts there.
+    std::lock_guard lock(session_->mutex);
+    session_->delivered_end = next;
+  }
+  pause_message_ = PausedMessage(next, t_last_sent_, cause);
+  return simulate::Status{simulate::Termination::kCancelled, t_last_sent_, pause_message_};
+}
+
+void SessionRun::ApplyChange(const ControlCommand& command) {
+  // Only this worker touches the run while the stream is open; the lock is for the swap.
+  ChangedRun changed = ChangeRun(*session_->simulation, command);
+  std::lock_guard lock(session_->mutex);
+  if (changed.simulation != nullptr) {
+    session_->InstallChange(std::move(changed.simulation), std::move(changed.event));
+    return;
+  }
+  session_->pending_events.push_back(RefusedChange(changed, session_->next_index, session_->t));
 }
 
 std::size_t SessionRun::Replay(std::size_t max_samples, v1::Frame* frame) {
@@ -140,16 +191,21 @@ std::size_t SessionRun::Replay(std::size_t max_samples, v1::Frame* frame) {
                            columns_, &block);
   }
   frame->set_first_sample_index(replay_next_);
-  for (std::size_t i = 0; i < block.t.size(); ++i) writer_.Append(block.Row(i, columns_), frame);
-  if (!block.t.empty() && replay_next_ == first_index_) {
+  std::size_t sent = 0;
+  while (sent < block.t.size() && !stop_time_reached_) {
+    WriteHistoryRow(block, sent, columns_, &writer_, frame);
+    stop_time_reached_ = stop_.StopsAfter(block.t[sent]);
+    ++sent;
+  }
+  if (sent > 0 && replay_next_ == first_index_) {
     AddEvent(frame, replay_next_, block.t[0], v1::EVENT_KIND_REPLAYED,
              "re-sending " + std::to_string(replay_end_ - replay_next_) +
                  " samples computed for an earlier stream");
   }
   // A hole in the history (never expected: Begin checked the range) must not loop forever.
-  replay_next_ = block.t.empty() ? replay_end_ : replay_next_ + block.t.size();
-  samples_sent_ += block.t.size();
-  return block.t.size();
+  replay_next_ = block.t.empty() ? replay_end_ : replay_next_ + sent;
+  samples_sent_ += sent;
+  return sent;
 }
 
 simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) {
@@ -157,12 +213,13 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
   SampleBlock block;
   block.inequalities = !sim.model().inequalities.empty();
   frame->set_first_sample_index(sim.next_sample_index());
-  std::optional<std::uint64_t> updated_at;
+  // Only this stream adds to them while it is open (ApplyChange, on this thread).
+  std::vector<v1::Event> pending;
   {
     std::lock_guard lock(session_->mutex);
-    updated_at = session_->updated_at;
+    pending = session_->pending_events;
   }
-  const simulate::Status status = sim.Advance(max_samples, [&](const simulate::Sample& s) {
+  const auto sink = [&](const simulate::Sample& s) {
     block.Append(s);
     writer_.Append(s, frame);
     if (s.index == first_index_ && s.index > 0) {
@@ -171,19 +228,41 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
     if (grid_restarted_ && s.index == first_index_) {
       AddEvent(frame, s.index, s.t, v1::EVENT_KIND_GRID_RESTARTED, "output grid restarted");
     }
-    if (updated_at && s.index == *updated_at) {
-      AddEvent(frame, s.index, s.t, v1::EVENT_KIND_UPDATED, "session updated before this sample");
+    for (v1::Event& event : pending) {
+      if (event.sample_index() > s.index) continue;
+      // Computed for the first time now: the next sample carries it.
+      event.set_sample_index(s.index);
+      event.set_t(s.t);
+      *frame->add_events() = event;
+      block.session_events.push_back(event);
     }
-  }, cancel_);
+    if (!block.session_events.empty()) std::erase_if(pending, [&](const v1::Event& e) {
+      return e.sample_index() <= s.index;
+    });
+    stop_time_reached_ = stop_.StopsAfter(s.t);
+  };
+  simulate::Status status{simulate::Termination::kRunning, sim.time(), {}};
+  if (!stop_.has_stop_time()) {
+    status = sim.Advance(max_samples, sink, cancel_);
+  } else {
+    // One sample per call, so that the stream stops right after the sample that reached
+    // stop_time; the run continues exactly where each call stopped (simulation.h).
+    while (block.t.size() < max_samples && !stop_time_reached_ && !status.ended()) {
+      status = sim.Advance(1, sink, cancel_);
+    }
+  }
   samples_sent_ += block.t.size();
   {
     std::lock_guard lock(session_->mutex);
     if (!block.t.empty()) {
       session_->last_residuals = writer_.last();
-      if (updated_at && *updated_at < block.end_index()) session_->updated_at.reset();
+      std::erase_if(session_->pending_events, [&](const v1::Event& e) {
+        return e.sample_index() < block.end_index();
+      });
     }
     session_->history.Append(std::move(block));
     session_->Refresh();
+    session_->WakeViewers();
   }
   // Outside the session's lock: the store's lock comes first (session.h).
   store_->TrimReplay(session_.get());
@@ -203,7 +282,9 @@ void SessionRun::Delivered(const v1::Frame& frame) {
     std::lock_guard lock(session_->mutex);
     const std::uint64_t end =
         frame.first_sample_index() + static_cast<std::uint64_t>(frame.t_size());
-    session_->delivered_end = std::max(session_->delivered_end, end);
+    // A paused stream ends exactly at its last frame: the default resume starts there even if
+    // an earlier stream was delivered further (this one replayed from before that).
+    session_->delivered_end = paused_ ? end : std::max(session_->delivered_end, end);
   }
   // The frame's samples may be trimmed now; without this a budget exceeded by the last,
   // undelivered frame of a stream would stay exceeded until some other stream computes.
@@ -212,16 +293,17 @@ void SessionRun::Delivered(const v1::Frame& frame) {
 
 grpc::Status SessionRun::Summarize(const simulate::Status& end, v1::StreamSummary* summary) {
   std::lock_guard lock(session_->mutex);
-  summary->set_termination(TerminationToProto(end.reason));
+  summary->set_termination(paused_ ? v1::TERMINATION_PAUSED : TerminationToProto(end.reason));
   summary->set_message(end.message);
-  summary->set_t(session_->t);
-  summary->set_next_sample_index(session_->next_index);
+  summary->set_t(paused_ ? t_last_sent_ : session_->t);
+  summary->set_next_sample_index(paused_ ? first_index_ + samples_sent_ : session_->next_index);
   StatisticsToProto(session_->statistics, summary->mutable_statistics());
   summary->set_max_residual_position(writer_.max().position);
   summary->set_max_residual_velocity(writer_.max().velocity);
   summary->set_max_residual_inequality(writer_.max().inequality.value_or(0.0));
   summary->set_samples_sent(samples_sent_);
   if (limit_reached_) return Error(grpc::StatusCode::RESOURCE_EXHAUSTED, end.message);
+  if (paused_) return grpc::Status::OK;
   return TerminationStatus(end, session_->last_residuals);
 }
 
@@ -231,11 +313,24 @@ simulate::Statistics SessionRun::Work() const {
 
 void SessionRun::End(const simulate::Status& end) {
   std::lock_guard lock(session_->mutex);
+  // A change accepted while the stream was open is applied even if the stream ended before
+  // its next frame; a pause has nothing left to stop.
+  const ControlCommand command = std::exchange(session_->control, ControlCommand{});
+  if (command.changes()) {
+    ChangedRun changed = ChangeRun(*session_->simulation, command);
+    if (changed.simulation != nullptr) {
+      session_->InstallChange(std::move(changed.simulation), std::move(changed.event));
+    } else {
+      session_->pending_events.push_back(RefusedChange(changed, session_->next_index, session_->t));
+    }
+  }
   session_->streaming = false;
   session_->last_used = Session::Clock::now();
   const simulate::Status& run = session_->simulation->status();
   const simulate::Status& reason = run.ended() ? run : end;
-  session_->last_termination = TerminationToProto(reason.reason);
+  // The stream ends with the status Pause returned, unless the client left first.
+  const bool paused = paused_ && !run.ended() && end.message == pause_message_;
+  session_->last_termination = paused ? v1::TERMINATION_PAUSED : TerminationToProto(reason.reason);
   session_->last_message = reason.message;
   if (run.failed() && run.reason != simulate::Termination::kStepLimit) {
     session_->state = v1::SESSION_STATE_FAILED;

@@ -1,10 +1,13 @@
-// StreamStates' RunSource: advances a session, keeps the replay history, and leaves the
+// StreamStates' RunSource for the session's driving stream: advances a session, keeps the
+// replay history (and wakes the session's viewers as it grows), carries out ControlSession's
+// queued commands between frames, pauses at the request's stop conditions, and leaves the
 // session paused (resumable) however the stream ends.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "run_source.h"
 #include "session.h"
@@ -28,8 +31,13 @@ class SessionRun final : public RunSource {
  private:
   // Horizon and grid of this stream; INVALID_ARGUMENT for a bad one. Caller holds the lock.
   grpc::Status ApplyHorizon(v1::StreamHeader* header);
+  // Carries out the change of a ControlSession command on this worker (the only party that
+  // may touch the run while the stream is open).
+  void ApplyChange(const ControlCommand& command);
   std::size_t Replay(std::size_t max_samples, v1::Frame* frame);
   simulate::Status Advance(std::size_t max_samples, v1::Frame* frame);
+  // Ends the stream at the frame boundary after the samples sent so far: TERMINATION_PAUSED.
+  simulate::Status Pause(const std::string& cause, const v1::Frame& frame);
 
   std::shared_ptr<Session> session_;
   SessionStore* store_;
@@ -37,6 +45,11 @@ class SessionRun final : public RunSource {
   std::uint64_t max_steps_per_stream_;
   std::uint64_t max_samples_per_stream_;
   const std::atomic<bool>* cancel_ = nullptr;
+  StopConditions stop_;
+  bool stop_time_reached_ = false;  // a sent sample reached stop_.stop_time
+  bool paused_ = false;             // Pause ended the stream
+  std::string pause_message_;       // the summary's message then
+  double t_last_sent_ = 0.0;
   SampleWriter writer_;
   std::size_t columns_ = 0;            // all columns of the run
   std::uint64_t replay_next_ = 0;      // next sample to replay from the history

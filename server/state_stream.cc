@@ -45,6 +45,7 @@ bool StateStream::StopRequested() {
 }
 
 void StateStream::Compute() {
+  park_state_.store(0);
   if (StopRequested()) return;
   if (phase_ == Phase::kHeader) {
     const grpc::Status status = Bounded(source_->Begin(&cancelled_, chunk_.mutable_header()));
@@ -71,7 +72,7 @@ void StateStream::Compute() {
     if (ended_) {
       WriteSummary();
     } else {
-      pool_->Post([this] { Compute(); });
+      Park();
     }
     return;
   }
@@ -103,6 +104,19 @@ void StateStream::WriteFrameWhenDue() {
     }
   }
   StartWrite(&chunk_);
+}
+
+void StateStream::Park() {
+  if (!source_->WaitForMore([this] { Wake(); })) {
+    pool_->Post([this] { Compute(); });
+    return;
+  }
+  // Nothing of `this` is touched after this: a wake-up may run the stream to its end at once.
+  if ((park_state_.fetch_or(kParked) & kWoken) != 0) pool_->Post([this] { Compute(); });
+}
+
+void StateStream::Wake() {
+  if (park_state_.fetch_or(kWoken) == kParked) pool_->Post([this] { Compute(); });
 }
 
 void StateStream::ReleaseFrame() {
@@ -146,10 +160,13 @@ void StateStream::OnWriteDone(bool ok) {
 
 void StateStream::End(const simulate::Status& end, const grpc::Status& status) {
   if (phase_ == Phase::kFinished) return;
+  // After the summary the source's own termination (TERMINATION_PAUSED) is the one to log.
+  const v1::Termination termination =
+      phase_ == Phase::kSummary ? chunk_.summary().termination() : TerminationToProto(end.reason);
   phase_ = Phase::kFinished;
   StreamUsage usage{.samples = samples_delivered_,
                     .frames = frames_delivered_,
-                    .termination = v1::Termination_Name(TerminationToProto(end.reason)),
+                    .termination = v1::Termination_Name(termination),
                     .work = {}};
   if (begun_) {
     usage.work = source_->Work();

@@ -6,6 +6,9 @@
 // does not read stalls only its own stream, and the server holds at most one frame for it.
 // OnCancel only raises a flag; the holder of the unit of work sees it within one frame (within
 // one step for a one-shot run, whose source polls the flag) and finishes the call.
+// A source with nothing to send yet (a view-only stream caught up with its driver) parks the
+// stream instead of holding the unit of work: RunSource::WaitForMore registers a wake-up, and
+// the first wake-up (from the source, OnCancel or Abort) posts the next computation, once.
 #pragma once
 
 #include <atomic>
@@ -43,10 +46,16 @@ class StateStream final : public grpc::ServerWriteReactor<v1::StateChunk> {
   // Schedules the first frame. Call once, right after construction.
   void Begin();
   // Server shutdown: the stream ends at the next frame boundary with UNAVAILABLE.
-  void Abort() { aborted_.store(true); }
+  void Abort() {
+    aborted_.store(true);
+    Wake();
+  }
 
   void OnWriteDone(bool ok) override;
-  void OnCancel() override { cancelled_.store(true); }
+  void OnCancel() override {
+    cancelled_.store(true);
+    Wake();
+  }
   void OnDone() override;
 
  private:
@@ -56,6 +65,10 @@ class StateStream final : public grpc::ServerWriteReactor<v1::StateChunk> {
   void WriteFrameWhenDue();
   void WriteSummary();
   void ReleaseFrame();  // the frame's write completed or was abandoned
+  // Nothing to send now: waits for the source's wake-up (or a cancel) without a thread.
+  void Park();
+  // Ends a Park: posts the next computation if the stream is parked.
+  void Wake();
   // Ends the call: releases the source, then Finish(status).
   void End(const simulate::Status& end, const grpc::Status& status);
   // True if cancelled or aborted; then the call has been ended.
@@ -70,6 +83,12 @@ class StateStream final : public grpc::ServerWriteReactor<v1::StateChunk> {
 
   std::atomic<bool> cancelled_{false};
   std::atomic<bool> aborted_{false};
+  // Parking (Park/Wake): kParked once the stream waits for a wake-up (then the unit of work is
+  // that wake-up), kWoken once one came; whoever sees the other's bit already set posts the
+  // next computation, so exactly one does. Compute clears both.
+  static constexpr int kParked = 1;
+  static constexpr int kWoken = 2;
+  std::atomic<int> park_state_{0};
   Phase phase_ = Phase::kHeader;
   bool begun_ = false;          // source_->Begin succeeded (End must be called)
   bool frame_in_flight_ = false;

@@ -237,6 +237,17 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App* sessions_delete = sessions->add_subcommand("delete", "Delete a session");
   sessions_delete->add_option("SESSION", session_name, "Session name or id")->required();
   sessions_delete->add_option("--session-key", session_key, kSessionKeyHelp);
+  bool control_pause = false;
+  std::vector<std::string> control_set, control_values;
+  CLI::App* sessions_control = sessions->add_subcommand(
+      "control", "Steer a session while it streams: pause it, or change parameters and values");
+  sessions_control->add_option("SESSION", session_name, "Session name or id")->required();
+  sessions_control->add_option("--session-key", session_key, kSessionKeyHelp);
+  sessions_control->add_flag("--pause", control_pause,
+                             "End the open stream at its next frame boundary (nothing lost)");
+  sessions_control->add_option("--set", control_set, "Parameter NAME=VALUE (repeatable)");
+  sessions_control->add_option("--value", control_values,
+                               "State value NAME=VALUE (repeatable; the others adapt to it)");
   CLI::App* health = app.add_subcommand(
       "health", std::string("Exit 0 iff the server is SERVING (default ") + kDefaultServer +
                     ", or TETHER_LISTEN's port on loopback)");
@@ -301,6 +312,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   if (!session_key.empty()) connection->client().SetRoutingKey(session_name, session_key);
   if (sessions_show->parsed()) return SessionsShowCommand(*connection, session_name, json, out, err);
   if (sessions_delete->parsed()) return SessionsDeleteCommand(*connection, session_name, out, err);
+  if (sessions_control->parsed()) {
+    return SessionsControlCommand(*connection, session_name, control_pause, control_set,
+                                  control_values, out, err);
+  }
   (void)sessions_list;
   return SessionsListCommand(*connection, json, out, err);
 }

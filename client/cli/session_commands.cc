@@ -7,6 +7,7 @@
 #include "cli/exit_status.h"
 #include "cli/number_format.h"
 #include "cli/proto_json.h"
+#include "cli/run_command.h"
 #include "tether/server/flags.h"
 #include "tether/version.h"
 
@@ -69,6 +70,31 @@ int SessionsDeleteCommand(Connection& connection, const std::string& session, st
   auto result = connection.client().DeleteSession(session);
   if (!result.ok()) return ReportError(err, "sessions delete " + session, result.error());
   out << "deleted " << client::SessionName(session) << '\n';
+  return kExitOk;
+}
+
+int SessionsControlCommand(Connection& connection, const std::string& session, bool pause,
+                           const std::vector<std::string>& set,
+                           const std::vector<std::string>& values, std::ostream& out,
+                           std::ostream& err) {
+  v1::ControlSessionRequest request;
+  request.set_name(session);
+  request.set_pause(pause);
+  std::map<std::string, double> parameters, states;
+  std::vector<std::string> problems;
+  ParseAssignments("--set", set, &parameters, &problems);
+  ParseAssignments("--value", values, &states, &problems);
+  if (!problems.empty() || (!pause && parameters.empty() && states.empty())) {
+    if (problems.empty()) problems.push_back("give --pause, --set NAME=VALUE or --value NAME=VALUE");
+    for (const std::string& p : problems) err << "tether: sessions control: " << p << '\n';
+    return kExitUsageError;
+  }
+  request.mutable_parameters()->insert(parameters.begin(), parameters.end());
+  request.mutable_values()->insert(states.begin(), states.end());
+  auto result = connection.client().ControlSession(request);
+  if (!result.ok()) return ReportError(err, "sessions control " + session, result.error());
+  out << result->name() << ": " << (pause ? "pause requested" : "change accepted") << "; state "
+      << StateText(result->state()) << ", next sample " << result->next_sample_index() << '\n';
   return kExitOk;
 }
 

@@ -282,6 +282,23 @@ Result<v1::Session> Client::UpdateSession(const v1::UpdateSessionRequest& reques
   return session;
 }
 
+Result<v1::Session> Client::ControlSession(const v1::ControlSessionRequest& request) {
+  v1::ControlSessionRequest named = request;
+  named.set_name(SessionName(request.name()));
+  auto session = Unary<v1::Session>(RoutingKey(request.name()), [&](grpc::ClientContext* c, v1::Session* r) {
+    return stub_->ControlSession(c, named, r);
+  });
+  if (session.ok()) Remember(*session);
+  return session;
+}
+
+Result<v1::Session> Client::Pause(std::string_view name) {
+  v1::ControlSessionRequest request;
+  request.set_name(std::string(name));
+  request.set_pause(true);
+  return ControlSession(request);
+}
+
 Result<v1::Session> Client::ForkSession(std::string_view name, std::string session_id) {
   v1::ForkSessionRequest request;
   request.set_name(SessionName(name));
@@ -318,6 +335,13 @@ StreamEnd Client::Resume(std::string_view session, std::uint64_t next_sample_ind
                          const StreamHandlers& handlers, v1::StreamStatesRequest request) {
   request.set_name(SessionName(session));
   request.set_start_sample_index(next_sample_index);
+  return StreamStates(request, handlers);
+}
+
+StreamEnd Client::View(std::string_view session, const StreamHandlers& handlers,
+                       v1::StreamStatesRequest request) {
+  request.set_name(SessionName(session));
+  request.set_view_only(true);
   return StreamStates(request, handlers);
 }
 

@@ -67,7 +67,13 @@ bool StreamDecoder::CheckLayout(const v1::Frame& frame) {
                 " residual_inequality entries (expected " + std::to_string(n) +
                 ", or 0 without inequalities)");
   }
-  if (frame.first_sample_index() != end_.next_sample_index) {
+  // A viewer that fell behind its session's history skips ahead, announced by an event.
+  const bool announced_gap =
+      frame.first_sample_index() > end_.next_sample_index &&
+      std::any_of(frame.events().begin(), frame.events().end(), [&](const v1::Event& e) {
+        return e.kind() == v1::EVENT_KIND_SAMPLES_LOST && e.sample_index() == frame.first_sample_index();
+      });
+  if (frame.first_sample_index() != end_.next_sample_index && !announced_gap) {
     return Fail("malformed stream: frame starts at sample " +
                 std::to_string(frame.first_sample_index()) + ", expected " +
                 std::to_string(end_.next_sample_index));

@@ -10,6 +10,7 @@
 #include "tether/expr/suggest.h"
 #include "tether/integrate/stepper.h"
 #include "tether/reduce/formulation.h"
+#include "tether/simulate/overrides.h"
 
 namespace tether::simulate {
 namespace {
@@ -166,6 +167,14 @@ void CheckOverrides(const model::Model& model, const std::map<std::string, doubl
       Add(problems, path, "initial value '" + name + "' = " + Num(value) + "; must be finite");
     }
   }
+}
+
+std::vector<SetupProblem> OverrideProblems(const model::Model& model,
+                                           const std::map<std::string, double>& parameters,
+                                           const std::map<std::string, double>& values) {
+  std::vector<SetupProblem> problems;
+  CheckOverrides(model, parameters, values, &problems);
+  return problems;
 }
 
 std::vector<SetupProblem> SetupProblems(const Setup& setup) {

@@ -626,6 +626,31 @@ TEST_F(CliAgainstServer, SessionsListShowDelete) {
   EXPECT_THAT(gone.err, HasSubstr("NOT_FOUND"));
 }
 
+// `sessions control`: without a stream a change is an update; bad names are the server's
+// INVALID_ARGUMENT (exit 2) with the field; an empty command is a usage error.
+TEST_F(CliAgainstServer, SessionsControl) {
+  client::Client client(address_);
+  v1::CreateSessionRequest request;
+  request.set_model("pendulum");
+  request.set_session_id("cli-ctl");
+  ASSERT_TRUE(client.CreateSession(request).ok());
+  const ProcessResult set = Tether({"--server", address_, "sessions", "control", "cli-ctl", "--set", "l=2"});
+  EXPECT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_THAT(set.out, HasSubstr("sessions/cli-ctl: change accepted; state created, next sample 0"));
+  const auto session = client.GetSession("cli-ctl");
+  ASSERT_TRUE(session.ok());
+  EXPECT_EQ(session->parameters().at("l"), 2.0);
+  const ProcessResult bad = Tether({"--server", address_, "sessions", "control", "cli-ctl", "--set", "lenght=2"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("parameters.lenght"));
+  const ProcessResult empty = Tether({"--server", address_, "sessions", "control", "cli-ctl"});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_THAT(empty.err, HasSubstr("give --pause, --set NAME=VALUE or --value NAME=VALUE"));
+  const ProcessResult pause = Tether({"--server", address_, "sessions", "control", "cli-ctl", "--pause"});
+  EXPECT_EQ(pause.exit_code, 0) << pause.err;
+  EXPECT_THAT(pause.out, HasSubstr("pause requested"));
+}
+
 }  // namespace
 TEST(CliScripting, VersionsOfBothBinaries) {
   const ProcessResult cli = Tether({"--version"});

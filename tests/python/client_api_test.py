@@ -200,6 +200,30 @@ class ClientApiTest(unittest.TestCase):
             session.refresh()
         self.assertEqual(raised.exception.code, grpc.StatusCode.NOT_FOUND)
 
+    def test_session_control_mid_stream(self):
+        with self.client.session("pendulum", t_end=50, output_interval=0.01) as session:
+            indices, updated, sent = [], [], False
+            for frame in session.stream(frame_samples=5, indefinite=True):
+                indices.extend(frame.sample_indices)
+                updated.extend(e for e in frame.events if e.kind == "updated")
+                if len(indices) >= 20 and not sent:
+                    session.control(parameters={"l": 2.0})
+                    sent = True
+                if updated and len(indices) > updated[0].sample_index + 10:
+                    session.control(pause=True)
+            # The pause ends the stream at a frame boundary with nothing lost.
+            self.assertEqual(indices, list(range(len(indices))))
+            self.assertEqual(session.last_summary.termination, "PAUSED")
+            self.assertEqual(session.last_summary.next_sample_index, len(indices))
+            self.assertEqual(len(updated), 1)
+            self.assertIn("l = 2 (was 2.5)", updated[0].message)
+            self.assertEqual(session.refresh().parameters["l"], 2.0)
+            with self.assertRaises(tether.TetherError) as raised:
+                session.control(parameters={"nope": 1.0})
+            self.assertEqual(raised.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+            rest = session.run(t_end=session.info.t + 0.05)
+            self.assertEqual(rest.frames[0].first_sample_index, len(indices))
+
     def test_session_bad_option_names_the_field(self):
         with self.assertRaises(tether.TetherError) as raised:
             self.client.session("pendulum", rtol=-1)

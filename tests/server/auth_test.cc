@@ -208,6 +208,13 @@ TEST_F(AuthTest, AnotherTenantsSessionsAndModelsAreNotFoundByEveryRpc) {
          google::protobuf::Empty out;
          return stub->DeleteSession(As(kBetaToken).get(), request, &out);
        }},
+      {"ControlSession", [](auto* stub) {
+         v1::ControlSessionRequest request;
+         request.set_name("sessions/mine");
+         request.set_pause(true);
+         v1::Session out;
+         return stub->ControlSession(As(kBetaToken).get(), request, &out);
+       }},
       {"StreamStates", [](auto* stub) {
          v1::StreamStatesRequest request;
          request.set_name("sessions/mine");

@@ -168,3 +168,11 @@ def update_request(name: str, parameters: Optional[Mapping[str, float]],
     """The UpdateSessionRequest of ``session.update(...)``."""
     return pb.UpdateSessionRequest(name=name, parameters=_float_map("parameters", parameters),
                                    values=_float_map("values", values))
+
+
+def control_request(name: str, parameters: Optional[Mapping[str, float]],
+                    values: Optional[Mapping[str, float]], pause: bool) -> "pb.ControlSessionRequest":
+    """The ControlSessionRequest of ``session.control(...)``."""
+    return pb.ControlSessionRequest(name=name, pause=pause,
+                                    parameters=_float_map("parameters", parameters),
+                                    values=_float_map("values", values))

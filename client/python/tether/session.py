@@ -121,12 +121,27 @@ class Session(SessionBase):
                       self.replica)
 
     def pause(self) -> None:
-        """Ends the open stream, if any (from the loop body or another thread). The session keeps
-        its state; the next ``stream()`` continues after the last frame received."""
+        """Ends the open stream, if any (from the loop body or another thread), by cancelling
+        it: at once, and without loss for this object, since the next ``stream()`` asks for the
+        sample after the last one received (``start_sample_index``). ``control(pause=True)`` is
+        the server-side pause instead: the stream ends at its next frame boundary with the
+        summary's termination ``PAUSED``, the frames computed until then still arriving."""
         with self._lock:
             call, self._paused = self._call, True
         if call is not None:
             call.cancel()
+
+    def control(self, parameters: Optional[Mapping[str, float]] = None,
+                values: Optional[Mapping[str, float]] = None, pause: bool = False) -> SessionInfo:
+        """Steers the session while it streams (ControlSession): new parameter and state values
+        are applied by the open stream at its next frame boundary, consistent initialization
+        runs, and the stream reports an ``updated`` event at the first sample after the change
+        (its message names the change and the corrections). Without an open stream this is
+        ``update()``. ``pause`` also ends the open stream there. Unknown names or non-finite
+        values raise TetherError (INVALID_ARGUMENT) and change nothing."""
+        self.info = SessionInfo.from_proto(self._unary(
+            "ControlSession", _requests.control_request(self.name, parameters, values, pause)))
+        return self.info
 
     def update(self, parameters: Optional[Mapping[str, float]] = None,
                values: Optional[Mapping[str, float]] = None) -> SessionInfo:
@@ -134,8 +149,8 @@ class Session(SessionBase):
         runs again at the current time (``init_report`` says what it corrected)."""
         self.info = SessionInfo.from_proto(self._unary(
             "UpdateSession", _requests.update_request(self.name, parameters, values)))
-        # The history before the update no longer describes the session: continue from its
-        # current sample, not from one this object may have missed before the update.
+        # The next stream starts where the server says (the samples before the update stay in
+        # its history: any this object missed still come, then the update's event).
         self._resume_at = None
         return self.info
 

@@ -73,6 +73,13 @@ class Client {
   Result<v1::Session> UpdateSession(const v1::UpdateSessionRequest& request);
   Result<v1::Session> ForkSession(std::string_view name, std::string session_id = {});
   Result<Done> DeleteSession(std::string_view name);
+  // Live control of a session (ControlSession): pause its open stream at the next frame
+  // boundary, or change parameters/values while it streams (applied by the stream between
+  // frames and reported as EVENT_KIND_UPDATED); without a stream a change is an UpdateSession.
+  Result<v1::Session> ControlSession(const v1::ControlSessionRequest& request);
+  // ControlSession with `pause`: the open stream ends with status OK and TERMINATION_PAUSED;
+  // the next StreamStates continues at its summary's next_sample_index.
+  Result<v1::Session> Pause(std::string_view name);
 
   // The x-tether-session value of calls for session `name`: the key learnt from a Session
   // resource or set here, else the session's own id (a root session's key).
@@ -88,6 +95,12 @@ class Client {
   // other fields (t_end, columns, …); its name and start index are overwritten.
   StreamEnd Resume(std::string_view session, std::uint64_t next_sample_index,
                    const StreamHandlers& handlers, v1::StreamStatesRequest request = {});
+  // A read-only viewer of the session (StreamStates with view_only): the samples its driving
+  // stream computes, from `request.start_sample_index` (absent: the current end). Blocks until
+  // the viewer ends (cancelled, a stop condition of `request`, the session deleted). `request`
+  // supplies columns, frame_samples and stop conditions; its name and view_only are set here.
+  StreamEnd View(std::string_view session, const StreamHandlers& handlers,
+                 v1::StreamStatesRequest request = {});
   // One-shot run (Simulate). Blocks until the stream ends.
   StreamEnd Simulate(const v1::SimulateRequest& request, const StreamHandlers& handlers);
 

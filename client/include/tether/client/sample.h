@@ -41,7 +41,9 @@ struct Switch {
 // One sample. `values` and `switches` view the frame being decoded: valid only during the
 // callback.
 struct Sample {
-  std::uint64_t index = 0;  // 0 is the initial state; consecutive within and across frames
+  // 0 is the initial state; consecutive within and across frames, except where a view-only
+  // stream skips samples it lost (an EVENT_KIND_SAMPLES_LOST event at the first sample after).
+  std::uint64_t index = 0;
   double t = 0.0;           // [s]
   std::span<const double> values;  // over columns->names
   double residual_position = 0.0;  // ‖Φ‖∞ (mechanical) or ‖g‖∞
