@@ -73,7 +73,7 @@ class SampleWriter {
  public:
   SampleWriter() = default;
   // `model` names the inequalities in the switch events' messages. A model without
-  // inequalities gets no residual_inequality entries (its frames are as before issue 6).
+  // inequalities gets no residual_inequality entries.
   SampleWriter(const model::Model& model, ColumnSelection selection);
 
   void Append(const simulate::Sample& sample, v1::Frame* frame);

@@ -1,4 +1,4 @@
-// Concurrency (issue 7, comparison 4): N = 1, 10, 100, 1000 concurrent StreamStates calls of
+// Concurrency (comparison 4): N = 1, 10, 100, 1000 concurrent StreamStates calls of
 // seed-pendulum sessions on one in-process server over loopback TCP, the same total number of
 // samples at every N. Reports aggregate samples/s (wall clock), p50/p99 of the time between
 // frames of one stream, the process RSS (server and clients share the process, so it bounds

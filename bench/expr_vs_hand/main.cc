@@ -1,4 +1,4 @@
-// Compiled expressions against hand-written C++ (issue 7, comparison 2). Writes
+// Compiled expressions against hand-written C++ (comparison 2). Writes
 // expr_vs_hand.json and expr_vs_hand.md.
 //
 //  (a) One RK4 + coupled-projection step of the seed pendulum (h = 1e-3 s) through tether's

@@ -1,4 +1,4 @@
-// Time to first sample (issue 7, comparison 5): wall time from CreateSession to the first Frame
+// Time to first sample (comparison 5): wall time from CreateSession to the first Frame
 // of StreamStates over loopback TCP, for the catalog pendulum and for a model registered in the
 // same call sequence (RegisterModel + CreateSession + StreamStates). The channel is connected
 // before timing (one ListModels), so connection set-up is reported apart. Writes

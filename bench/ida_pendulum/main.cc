@@ -1,5 +1,5 @@
 // Work–precision of tether against SUNDIALS IDA on the seed pendulum and a double pendulum
-// (issue 7, comparison 1). Writes ida_pendulum.json and ida_pendulum.md.
+// (comparison 1). Writes ida_pendulum.json and ida_pendulum.md.
 //
 // Error: ‖(q, v)(t_end) − reference‖∞ over all Cartesian coordinates and velocities. The
 // reference integrates the minimal-coordinate ODE (chain.h) with RK4 in long double; its own

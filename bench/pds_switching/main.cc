@@ -1,4 +1,4 @@
-// Switch detection against projected steps (issue 6): work–precision on the catalog's two
+// Switch detection against projected steps: work–precision on the catalog's two
 // projected dynamical systems with exact piecewise solutions (models/pds_half_plane.json,
 // models/pds_disc.json). Three strategies through simulate::Simulation, every sample at a step
 // end (output_interval 0) so the error is the global error at the steps:

@@ -1,4 +1,4 @@
-// Streaming against raw gRPC (issue 7, comparison 3): samples per second delivered over
+// Streaming against raw gRPC (comparison 3): samples per second delivered over
 // loopback TCP to a client in this process, for the seed pendulum with all columns, from
 //   tether — an in-process tether server (StreamStates of a fresh "pendulum" session), and
 //   raw    — a bare callback server (raw_server.h) replaying the very messages tether sent for

@@ -1,4 +1,4 @@
-// The raw peer of comparison 3 (issue 7): a bare gRPC callback server of
+// The raw peer of comparison 3: a bare gRPC callback server of
 // tether.v1.SimulationService that implements only StreamStates, and answers each call by
 // replaying a pre-built sequence of StateChunk messages (header, frames, summary) chosen by the
 // request's frame_samples. It writes with one write in flight, like tether's server, but

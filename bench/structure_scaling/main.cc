@@ -1,5 +1,5 @@
-// Structural analysis and reduction of implicit DAEs at the sizes a model may have (issue 13:
-// up to 512 variables): CPU time of structure::ReduceImplicitDae for three families,
+// Structural analysis and reduction of implicit DAEs at the sizes a model may have (up to 512
+// variables): CPU time of structure::ReduceImplicitDae for three families,
 //   pendula     k independent implicit pendula (5k variables, index 3, trivial equations
 //               substituted, 2k invariants),
 //   capacitors  a ladder of k floating capacitors (2k node voltages, index 1, every capacitor's

@@ -1,4 +1,4 @@
-// Consistent initialization (issue 3 §4): move the user's initial values onto every invariant,
+// Consistent initialization: move the user's initial values onto every invariant,
 // position level first and velocity level second, then solve λ (mechanical) or y (index1/2).
 //
 //   mechanical: q ← argmin ½‖q − q₀‖²_W s.t. Φ(q, t₀) = 0,

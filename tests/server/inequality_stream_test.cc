@@ -1,4 +1,4 @@
-// Inequality constraints over the wire (issue 6): switch events, residual_inequality, the
+// Inequality constraints over the wire: switch events, residual_inequality, the
 // mu/active columns, the new options and the chattering termination, on the catalog model
 // pds_half_plane, through Simulate and through sessions (including a resumed, replayed stream).
 #include <gmock/gmock.h>

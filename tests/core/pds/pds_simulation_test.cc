@@ -1,4 +1,4 @@
-// Sessions over projected dynamical systems (issue 6): the catalog's two examples with exact
+// Sessions over projected dynamical systems: the catalog's two examples with exact
 // piecewise solutions (models/pds_half_plane.json, models/pds_disc.json; their descriptions
 // derive them), run through simulate::Simulation as the server runs them.
 #include <gtest/gtest.h>

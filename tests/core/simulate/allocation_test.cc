@@ -1,4 +1,4 @@
-// The step loop allocates nothing (issue 3: "allocation-free in the step loop"): global
+// The step loop allocates nothing ("allocation-free in the step loop"): global
 // operator new is counted while a warmed-up Simulation advances. Its own executable, because
 // replacing operator new affects every test linked with it.
 #include <gtest/gtest.h>
@@ -66,7 +66,7 @@ INSTANTIATE_TEST_SUITE_P(Projectors, AllocationFree,
                            return std::string(simulate::ProjectionName(param_info.param));
                          });
 
-// Projected dynamical systems (issue 6) on the catalog's pds_half_plane: free until
+// Projected dynamical systems on the catalog's pds_half_plane: free until
 // t_a ≈ 0.815, sliding along y = 0 until ln 4 ≈ 1.386, free after. Between switches a step
 // (sliding or free, detected or projected) allocates nothing; a switch itself may (the
 // chattering guard's window, the event list).

@@ -1,4 +1,4 @@
-// The seed pendulum of chapter 11 through the whole pipeline (issue 3, "Done when").
+// The seed pendulum of chapter 11 through the whole pipeline.
 #include <gtest/gtest.h>
 
 #include <cmath>

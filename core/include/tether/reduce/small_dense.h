@@ -1,7 +1,7 @@
 // Unblocked dense kernels for the tiny matrices of a stage solve and of a projection step: the
 // mass matrix M (n × n) and the Schur complements S = Φ_q M⁻¹ Φ_qᵀ, H W⁻¹ Hᵀ (m × m), with n and
 // m of a few to a few dozen. Eigen's dynamic-size LLT/LDLT route these through blocked,
-// size-generic algorithms whose set-up dominates at such sizes (issue 7: 7.6× a hand-written
+// size-generic algorithms whose set-up dominates at such sizes (7.6× a hand-written
 // pendulum step); these are the textbook loops on row-major arrays. All allocation-free; the
 // caller owns the storage.
 #pragma once
