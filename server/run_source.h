@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -28,6 +29,15 @@ class RunSource {
   // On a worker, before any message: prepares the run and fills the header. A non-OK status
   // ends the call with it. `cancel` stays valid for the life of the source.
   virtual grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) = 0;
+  // On a worker, before Begin: zero to Begin now, or how long to wait before asking again. A
+  // source whose run is still held by a stream that is ending asks the new stream to wait a
+  // little: a client that cancels a stream and at once opens the next one must not be refused
+  // because the server has not finished the first (or has not even seen its cancel: the two
+  // calls may be handled in either order). `waited` is how long this stream has waited; once
+  // the source's grace is spent it answers zero, and Begin decides as it would have.
+  virtual std::chrono::milliseconds RetryBeginIn(std::chrono::milliseconds /*waited*/) {
+    return std::chrono::milliseconds{0};
+  }
   // On a worker: appends at most `max_samples` samples to `frame` (may be none) and returns
   // kRunning to go on, or how the run ended.
   virtual simulate::Status Next(std::size_t max_samples, v1::Frame* frame) = 0;

@@ -437,8 +437,10 @@ grpc::Status SimulationService::DoUpdateSession(const std::string& tenant,
   const std::string id(StripPrefix(request.name(), kSessionPrefix));
   std::shared_ptr<Session> session = state_->sessions.Find(tenant, id);
   if (session == nullptr) return SessionNotFound(id);
-  std::lock_guard lock(session->mutex);
-  if (session->streaming) return Busy(id, "updating it, or change it with ControlSession");
+  std::unique_lock lock(session->mutex);
+  if (!session->AwaitDriverRelease(lock)) {
+    return Busy(id, "updating it, or change it with ControlSession");
+  }
   ControlCommand change;
   change.parameters = ToMap(request.parameters());
   change.values = ToMap(request.values());
@@ -514,8 +516,8 @@ grpc::Status SimulationService::DoForkSession(const std::string& tenant,
   if (grpc::Status s = ChooseSessionId(request.session_id(), &fork_id); !s.ok()) return s;
   std::unique_ptr<simulate::Simulation> copy;
   {
-    std::lock_guard lock(source->mutex);
-    if (source->streaming) return Busy(id, "forking it");
+    std::unique_lock lock(source->mutex);
+    if (!source->AwaitDriverRelease(lock)) return Busy(id, "forking it");
     copy = std::make_unique<simulate::Simulation>(*source->simulation);
     source->Touch();
   }
@@ -543,6 +545,10 @@ grpc::ServerUnaryReactor* SimulationService::ForkSession(grpc::CallbackServerCon
 grpc::Status SimulationService::DoDeleteSession(const std::string& tenant,
                                                 const v1::DeleteSessionRequest& request) {
   const std::string id(StripPrefix(request.name(), kSessionPrefix));
+  if (std::shared_ptr<Session> session = state_->sessions.Find(tenant, id); session != nullptr) {
+    std::unique_lock lock(session->mutex);
+    session->AwaitDriverRelease(lock);
+  }
   bool streaming = false;
   if (!state_->sessions.Remove(tenant, id, &streaming)) return SessionNotFound(id);
   if (streaming) return Busy(id, "deleting it");

@@ -172,6 +172,13 @@ void Session::WakeViewers() {
   for (auto& [viewer, wake] : waiting) wake();
 }
 
+bool Session::AwaitDriverRelease(std::unique_lock<std::mutex>& lock) {
+  const Clock::time_point start = Clock::now();
+  driver_ended.wait_until(lock, start + kUnseenCancelGrace, [this] { return !streaming; });
+  driver_ended.wait_until(lock, start + kEndingDriverGrace, [this] { return !DriverEnding(); });
+  return !streaming;
+}
+
 void Session::Touch() {
   update_time = std::chrono::system_clock::now();
   last_used = Clock::now();

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -129,6 +130,9 @@ struct Session {
   std::mutex mutex;
   std::unique_ptr<simulate::Simulation> simulation;
   bool streaming = false;
+  // The cancel flag of the driving stream while `streaming` (the stream's own; valid until it
+  // ends), so that a new stream can tell an ending driver from a running one.
+  const std::atomic<bool>* stream_cancel = nullptr;
   v1::SessionState state = v1::SESSION_STATE_CREATED;
   v1::Termination last_termination = v1::TERMINATION_UNSPECIFIED;
   std::string last_message;
@@ -159,6 +163,26 @@ struct Session {
   simulate::Options options;
   Residuals last_residuals;  // of the last computed sample, for a failed stream's ErrorInfo
 
+  // Signalled when the driving stream ends (`streaming` turns false).
+  std::condition_variable driver_ended;
+
+  // How long a call that needs the session waits for its driving stream to let go. A client
+  // that cancels a stream and at once resumes, updates, forks or deletes the session must not
+  // be refused because the server has not finished that stream yet, or not even seen its
+  // cancel (the two calls may be handled in either order). A running driver is given
+  // kUnseenCancelGrace for a cancel on its way; a cancelled one ends within one frame's
+  // computation (the per-stream step and sample limits bound it) and is given
+  // kEndingDriverGrace.
+  static constexpr std::chrono::milliseconds kUnseenCancelGrace{250};
+  static constexpr std::chrono::milliseconds kEndingDriverGrace{2000};
+
+  // True if the driving stream is cancelled and has not ended yet. Caller holds `mutex`.
+  [[nodiscard]] bool DriverEnding() const {
+    return streaming && stream_cancel != nullptr && stream_cancel->load();
+  }
+  // True if no stream drives the session, after waiting (as above) for a driver to let go.
+  // `lock` holds `mutex`.
+  bool AwaitDriverRelease(std::unique_lock<std::mutex>& lock);
   // Marks the session used now (renews expire_time).
   void Touch();
   // Copies time, index, values, statistics, options from the simulation (caller: the party

@@ -32,6 +32,8 @@ v1::Event RefusedChange(const ChangedRun& changed, std::uint64_t index, double t
   return refused;
 }
 
+constexpr std::chrono::milliseconds kRetryInterval{5};
+
 }  // namespace
 
 SessionRun::SessionRun(std::shared_ptr<Session> session, SessionStore* store,
@@ -42,6 +44,14 @@ SessionRun::SessionRun(std::shared_ptr<Session> session, SessionStore* store,
       request_(std::move(request)),
       max_steps_per_stream_(max_steps_per_stream),
       max_samples_per_stream_(max_samples_per_stream) {}
+
+std::chrono::milliseconds SessionRun::RetryBeginIn(std::chrono::milliseconds waited) {
+  std::lock_guard lock(session_->mutex);
+  if (!session_->streaming) return std::chrono::milliseconds{0};
+  const std::chrono::milliseconds grace =
+      session_->DriverEnding() ? Session::kEndingDriverGrace : Session::kUnseenCancelGrace;
+  return waited < grace ? kRetryInterval : std::chrono::milliseconds{0};
+}
 
 grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) {
   // A cancelled Advance stays resumable (simulation.h), and the samples it emitted before the
@@ -77,6 +87,7 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
   t_last_sent_ = session_->t;
   at_start_ = sim.statistics();
   session_->streaming = true;
+  session_->stream_cancel = cancel_;
   session_->state = v1::SESSION_STATE_RUNNING;
   session_->last_used = Session::Clock::now();
 
@@ -325,6 +336,8 @@ void SessionRun::End(const simulate::Status& end) {
     }
   }
   session_->streaming = false;
+  session_->stream_cancel = nullptr;
+  session_->driver_ended.notify_all();
   session_->last_used = Session::Clock::now();
   const simulate::Status& run = session_->simulation->status();
   const simulate::Status& reason = run.ended() ? run : end;

@@ -21,6 +21,9 @@ class SessionRun final : public RunSource {
              v1::StreamStatesRequest request, std::uint64_t max_steps_per_stream,
              std::uint64_t max_samples_per_stream);
 
+  // Waits while the session's driver lets go, as long as Session::AwaitDriverRelease does,
+  // without holding a worker: the stream asks again after kRetryInterval.
+  std::chrono::milliseconds RetryBeginIn(std::chrono::milliseconds waited) override;
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
   simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
   void Delivered(const v1::Frame& frame) override;

@@ -48,6 +48,13 @@ void StateStream::Compute() {
   park_state_.store(0);
   if (StopRequested()) return;
   if (phase_ == Phase::kHeader) {
+    const auto now = std::chrono::steady_clock::now();
+    const auto retry = source_->RetryBeginIn(
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - wall_start_));
+    if (retry.count() > 0) {
+      pool_->PostAt(now + retry, [this] { Compute(); });
+      return;
+    }
     const grpc::Status status = Bounded(source_->Begin(&cancelled_, chunk_.mutable_header()));
     if (!status.ok()) {
       phase_ = Phase::kFinished;
@@ -55,6 +62,7 @@ void StateStream::Compute() {
       return;
     }
     begun_ = true;
+    wall_start_ = std::chrono::steady_clock::now();  // pacing starts with the header
     t_start_ = chunk_.header().t_start();
     phase_ = Phase::kFrames;
     // The first write goes without buffer_hint (grpc issues 34231, 12975); no write uses one.

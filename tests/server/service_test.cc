@@ -481,6 +481,53 @@ TEST_F(ServiceTest, ResumeAfterCancelEqualsAnUninterruptedRun) {
   }
 }
 
+// A client that cancels a stream and at once resumes, updates, forks or deletes the session is
+// not refused because the server has not finished the cancelled stream yet (nor seen its
+// cancel): the new call waits, boundedly, for the old one to let go. No WaitNotRunning here.
+TEST_F(ServiceTest, CallsRightAfterACancelAreNotRefused) {
+  MustCreate("pendulum", "quick", 100.0);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/quick");
+  request.set_frame_samples(4);
+  std::uint64_t next = 0;
+  for (int round = 0; round < 10; ++round) {
+    const Collected part = Stream(stub_.get(), request, 8);
+    ASSERT_EQ(part.status.error_code(), grpc::StatusCode::CANCELLED)
+        << "round " << round << ": " << part.status.error_message();
+    ASSERT_FALSE(part.index.empty());
+    EXPECT_EQ(part.index.front(), next) << "round " << round;  // no gap, no duplicate
+    next = part.index.back() + 1;
+    request.set_start_sample_index(next);
+    if (round % 3 == 1) {
+      grpc::ClientContext c;
+      SetDeadline(&c);
+      v1::UpdateSessionRequest update;
+      update.set_name("sessions/quick");
+      v1::Session s;
+      const grpc::Status updated = stub_->UpdateSession(&c, update, &s);
+      EXPECT_TRUE(updated.ok()) << "round " << round << ": " << updated.error_message();
+    } else if (round % 3 == 2) {
+      grpc::ClientContext c;
+      SetDeadline(&c);
+      v1::ForkSessionRequest fork;
+      fork.set_name("sessions/quick");
+      fork.set_session_id("quick-fork-" + std::to_string(round));
+      v1::Session s;
+      const grpc::Status forked = stub_->ForkSession(&c, fork, &s);
+      EXPECT_TRUE(forked.ok()) << "round " << round << ": " << forked.error_message();
+    }
+  }
+  const Collected last = Stream(stub_.get(), request, 8);
+  EXPECT_EQ(last.status.error_code(), grpc::StatusCode::CANCELLED) << last.status.error_message();
+  grpc::ClientContext c;
+  SetDeadline(&c);
+  v1::DeleteSessionRequest remove;
+  remove.set_name("sessions/quick");
+  google::protobuf::Empty e;
+  const grpc::Status deleted = stub_->DeleteSession(&c, remove, &e);
+  EXPECT_TRUE(deleted.ok()) << deleted.error_message();
+}
+
 TEST_F(ServiceTest, UpdateSessionReprojectsAndTheIndexContinues) {
   MustCreate("pendulum", "upd", 0.5);
   v1::StreamStatesRequest request;
