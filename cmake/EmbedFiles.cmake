@@ -3,8 +3,9 @@
 # Generates <file.cc> at build time defining
 #   std::span<const <entry type>> <FUNCTION>()
 # whose entries hold each file's base name and its bytes, so that a binary carries its data
-# (the model catalog) and works from any directory. The entry type must be an aggregate
-# {std::string_view file; std::string_view json;} declared in <header>, named by ENTRY.
+# (the model catalog, the dashboard's files) and works from any directory. The entry type,
+# declared in <header> and named by ENTRY, must be an aggregate whose first two members are
+# std::string_view: the base name, then the bytes. Base names must be unique among FILES.
 # The files are listed explicitly (no globbing); editing one regenerates the source.
 set(TETHER_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_files_script.cmake)
 
