@@ -154,20 +154,23 @@ export class SessionCard {
 
     this.node = el('section', { class: 'card', 'aria-labelledby': `card-${u}-title`, 'data-session': this.id },
       el('header', {}, title, this.stateBadge, this.connBadge),
-      el('div', { class: 'toolbar' }, this.startButton, this.pauseButton, this.watchButton, this.forkButton, this.csvButton, this.closeButton),
-      el('div', { class: 'runrow' },
-        el('label', { for: `card-${u}-tend` }, 'until t [s]'), this.tEndInput,
-        el('label', { for: `card-${u}-rt` }, 'speed (× real time, 0 = fast)'), this.rtInput,
-        el('label', { class: 'inline' }, this.indefiniteInput, ' no end')),
-      el('dl', { class: 'counters' },
-        el('dt', { text: 'samples' }), el('dd', {}, this.samplesOut),
-        el('dt', { text: 't [s]' }), el('dd', {}, this.tOut),
-        el('dt', { text: 'progress' }), el('dd', {}, this.progressOut)),
-      this.messageOut,
-      this.buildParameters(),
-      this.buildPlots(),
-      this.buildStatistics(),
-      this.buildEventLog());
+      el('div', { class: 'card-body' },
+        el('div', { class: 'controls' },
+          el('div', { class: 'toolbar' }, this.startButton, this.pauseButton, this.watchButton, this.forkButton, this.csvButton, this.closeButton),
+          el('div', { class: 'runrow' },
+            el('label', { for: `card-${u}-tend` }, 'until t [s]'), this.tEndInput,
+            el('label', { for: `card-${u}-rt` }, 'speed (× real time, 0 = fast)'), this.rtInput,
+            el('label', { class: 'inline' }, this.indefiniteInput, ' no end')),
+          el('dl', { class: 'counters' },
+            el('dt', { text: 'samples' }), el('dd', {}, this.samplesOut),
+            el('dt', { text: 't [s]' }), el('dd', {}, this.tOut),
+            el('dt', { text: 'progress' }), el('dd', {}, this.progressOut)),
+          this.messageOut,
+          this.buildParameters(),
+          this.buildLatest(),
+          this.buildStatistics(),
+          this.buildEventLog()),
+        this.buildPlots()));
     this.updateButtons();
   }
 
@@ -195,8 +198,8 @@ export class SessionCard {
       });
       this.paramInputs.set(p.name, { slider, exact });
       box.append(el('div', { class: 'param' },
-        el('label', { for: id }, `${p.name}${unit}`), slider, exact,
-        el('span', { class: 'range', text: `default ${fmt(num(p.defaultValue))}` })));
+        el('label', { for: id, title: `default ${fmt(num(p.defaultValue))}; the slider spans [${fmt(r.min)}, ${fmt(r.max)}], the box takes any value` }, `${p.name}${unit}`),
+        slider, exact));
     }
     return box;
   }
@@ -245,6 +248,14 @@ export class SessionCard {
     return this.plots;
   }
 
+  // The last sample's value of every column.
+  buildLatest() {
+    this.latestCells = this.columns.map((c) => el('td', { 'data-latest': c.name }));
+    const body = el('tbody', {}, ...this.columns.map((c, j) => el('tr', {},
+      el('th', { scope: 'row', text: c.name }), this.latestCells[j], el('td', { text: c.unit || '' }))));
+    return el('details', { class: 'latest' }, el('summary', { text: 'Current values' }), el('table', {}, body));
+  }
+
   buildStatistics() {
     this.statsBody = el('tbody');
     return el('details', { class: 'stats' }, el('summary', { text: 'Statistics' }),
@@ -279,11 +290,18 @@ export class SessionCard {
     const width = Math.max(200, box.clientWidth || 400);
     const series = [{ label: 't [s]' }];
     labels.forEach((label, i) => series.push({ label, stroke: kColors[i % kColors.length], width: 1.5, points: { show: false } }));
+    // A log axis spans whole decades and always includes the projection tolerance, so the
+    // tolerance line is on the chart however small the residuals are.
+    const logRange = (u, min, max) => {
+      const lo = min > 0 ? Math.min(min, this.tolerance) : this.tolerance / 1e4;
+      const hi = max > 0 ? Math.max(max, this.tolerance) : this.tolerance * 10;
+      return [10 ** Math.floor(Math.log10(lo)), 10 ** Math.ceil(Math.log10(hi) + 1e-9)];
+    };
     const opts = {
       width,
       height: 170,
-      scales: { x: { time: false }, y: log ? { distr: 3, log: 10 } : {} },
-      axes: [{}, { size: 64 }],
+      scales: { x: { time: false }, y: log ? { distr: 3, log: 10, range: logRange } : {} },
+      axes: [{}, log ? { size: 64, values: (u, splits) => splits.map((v) => (v > 0 ? v.toExponential(0) : '')) } : { size: 64 }],
       series,
       cursor: { drag: { x: false, y: false } },
       legend: { live: true },
@@ -320,6 +338,8 @@ export class SessionCard {
         ctx.lineTo(left + width, y);
         ctx.stroke();
         ctx.fillStyle = '#000';
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'bottom';
         ctx.font = `${12 * devicePixelRatio}px sans-serif`;
         ctx.fillText(`projection tolerance ${fmt(this.tolerance)}`, left + 6, y - 4);
       }
@@ -336,9 +356,11 @@ export class SessionCard {
 
   // ---- rendering (once per display frame, when dirty) ---------------------------------------
 
+  // Redraws if anything changed; true when it did.
   render() {
-    if (!this.dirty || !this.timeChart) return;
+    if (!this.dirty || !this.timeChart) return false;
     this.dirty = false;
+
     const t = this.table.t.view();
     this.timeChart.setData([t, ...this.timeColumns.map((j) => this.table.values[j].view())]);
     this.multChart.setData([t, ...this.multiplierColumns().map((j) => this.table.values[j].view())]);
@@ -353,7 +375,13 @@ export class SessionCard {
     this.node.dataset.points = String(t.length);
     this.node.dataset.markers = String(this.markers.length);
     this.tOut.value = this.table.count ? fmt(this.table.t.last()) : fmt(num(this.session.t));
+    this.columns.forEach((c, j) => {
+      const v = this.table.count ? this.table.values[j].last() : num(this.session.values?.[j]);
+      this.latestCells[j].textContent = fmt(v);
+      this.latestCells[j].dataset.value = String(v);
+    });
     this.updateResidualNote();
+    return true;
   }
 
   updateResidualNote() {

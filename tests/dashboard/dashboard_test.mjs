@@ -1,0 +1,282 @@
+// Browser test of tether's dashboard: a real tether-server process with --http-listen on
+// 127.0.0.1, Debian's chromium headless, driven by puppeteer-core (tools/package.json).
+//
+//   node dashboard_test.mjs --server BUILD/server/tether-server --chromium /usr/bin/chromium
+//                           --out DIR [--scenario pendulum|inequality|all]
+//   node dashboard_test.mjs --url http://127.0.0.1:8080 ...   (a server already running)
+//
+// Each scenario drives the page as a user would (keyboard-reachable controls, no private
+// hooks): it reads what the page shows through the data-* attributes the cards carry. Every
+// wait is bounded; the whole run is cut at kOverallTimeoutMs. A screenshot per scenario is
+// written to --out. Exit status 0 only when every check held.
+
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(path.resolve(here, '../../tools/package.json'));
+const puppeteer = require('puppeteer-core');
+
+const kOverallTimeoutMs = 90_000;
+const kWaitMs = 20_000;
+
+function parseArgs(argv) {
+  const a = { scenario: 'all', chromium: '/usr/bin/chromium', out: '.' };
+  for (let i = 2; i < argv.length; i += 2) a[argv[i].replace(/^--/, '')] = argv[i + 1];
+  return a;
+}
+
+const args = parseArgs(process.argv);
+const failures = [];
+const consoleErrors = [];
+let relay = null;
+let passed = 0;
+function check(ok, what) {
+  if (ok) {
+    passed++;
+    console.log(`  ok    ${what}`);
+  } else {
+    failures.push(what);
+    console.log(`  FAIL  ${what}`);
+  }
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+// Starts tether-server with both listeners on free loopback ports; resolves when the HTTP one
+// answers. Retries with new ports if one was taken between probing and binding.
+async function startServer(binary) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const grpcPort = await freePort();
+    const httpPort = await freePort();
+    const child = spawn(binary, ['--listen', `127.0.0.1:${grpcPort}`, '--http-listen', `127.0.0.1:${httpPort}`, '--quiet'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    let exited = false;
+    child.on('exit', () => { exited = true; });
+    const url = `http://127.0.0.1:${httpPort}`;
+    for (let i = 0; i < 100 && !exited; i++) {
+      try {
+        const r = await fetch(`${url}/v1/models`);
+        if (r.ok) return { child, url };
+      } catch {
+        // not listening yet
+      }
+      await sleep(100);
+    }
+    if (!exited) child.kill('SIGKILL');
+  }
+  throw new Error(`${binary} did not answer on its HTTP port`);
+}
+
+// A TCP relay between the browser and the server, so that the test can cut every open
+// connection at once (a network failure as the browser and the server see it: both ends get a
+// reset) while new connections keep working.
+async function startRelay(targetUrl) {
+  const target = new URL(targetUrl);
+  const sockets = new Set();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const [a, b] of [[client, upstream], [upstream, client]]) {
+      sockets.add(a);
+      a.on('close', () => { sockets.delete(a); b.destroy(); });
+      a.on('error', () => b.destroy());
+      a.pipe(b);
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    cut() {
+      for (const s of sockets) s.resetAndDestroy ? s.resetAndDestroy() : s.destroy();
+    },
+    close() {
+      this.cut();
+      server.close();
+    },
+  };
+}
+
+async function waitFor(page, fn, arg, what, timeout = kWaitMs) {
+  try {
+    await page.waitForFunction(fn, { timeout, polling: 50 }, arg);
+    return true;
+  } catch {
+    check(false, `${what} (waited ${timeout / 1000} s)`);
+    return false;
+  }
+}
+
+async function card(page, index) {
+  return page.evaluate((i) => {
+    const c = document.querySelectorAll('.card')[i];
+    if (!c) return null;
+    return { ...c.dataset, events: [...c.querySelectorAll('.events li')].map((li) => ({ kind: li.dataset.kind, text: li.textContent })) };
+  }, index);
+}
+
+async function createSession(page, model, { realtime, tEnd }) {
+  await page.select('#model', `models/${model}`);
+  await page.$eval('#realtime', (e, v) => { e.value = v; }, String(realtime));
+  if (tEnd !== undefined) await page.$eval('#t-end', (e, v) => { e.value = v; }, String(tEnd));
+  const before = await page.$$eval('.card', (cs) => cs.length);
+  await page.click('#create-button');
+  await waitFor(page, (n) => document.querySelectorAll('.card').length > n, before, `a card appears for ${model}`);
+  return before; // the new card's index
+}
+
+async function clickCard(page, index, action) {
+  const handles = await page.$$('.card');
+  const button = await handles[index].$(`button[data-action="${action}"]`);
+  await button.click();
+}
+
+// The pendulum: start, points arrive, pause stops the counter, a parameter change is an event
+// and changes the trajectory, residuals below the tolerance.
+async function pendulumScenario(page) {
+  console.log('scenario: pendulum');
+  const i = await createSession(page, 'pendulum', { realtime: 4 });
+  await clickCard(page, i, 'start');
+  await waitFor(page, (k) => Number(document.querySelectorAll('.card')[k]?.dataset.points) >= 20, i, 'the plot receives points');
+  let c = await card(page, i);
+  check(Number(c.points) >= 20, `the time plot holds ${c.points} points`);
+
+  await clickCard(page, i, 'pause');
+  await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause ends the stream');
+  const paused = await card(page, i);
+  check(paused.state === 'paused', `state after pause: ${paused.state}`);
+  // The stream is closed after its summary: nothing can add samples. Wait one second of
+  // simulated-at-4x time (80 samples would have arrived) and compare.
+  await sleep(1000);
+  const later = await card(page, i);
+  check(later.samples === paused.samples && Number(paused.samples) > 0, `pause stops the sample counter (${paused.samples} → ${later.samples})`);
+
+  // Radius is an output equal to l on the manifold: after l = 3 it must read 3.
+  await clickCard(page, i, 'start');
+  await waitFor(page, (k) => Number(document.querySelectorAll('.card')[k]?.dataset.samples) > 0 && document.querySelectorAll('.card')[k]?.dataset.connection === 'connected', i, 'the run resumes');
+  const resumedAt = Number((await card(page, i)).samples);
+  const handles = await page.$$('.card');
+  const exact = await handles[i].$('input[data-param-exact="l"]');
+  await exact.click({ clickCount: 3 });
+  await exact.type('3');
+  await exact.press('Tab'); // leaving the field commits it (a change event), as for a user
+  await waitFor(page, (k) => (JSON.parse(document.querySelectorAll('.card')[k]?.dataset.eventCounts || '{}').EVENT_KIND_UPDATED ?? 0) > 0, i, 'the parameter change shows up as an event');
+  await waitFor(page, ([k, n]) => Number(document.querySelectorAll('.card')[k]?.dataset.samples) > n + 10, [i, resumedAt], 'samples after the change');
+  c = await card(page, i);
+  const updated = c.events.filter((e) => e.kind === 'EVENT_KIND_UPDATED');
+  check(updated.length >= 1, `an UPDATED event is listed: ${updated[0]?.text ?? 'none'}`);
+  // The output radius = sqrt(x² + y²) equals l on the constraint manifold: the trajectory now
+  // lies on the circle of radius 3 (to the projection's accuracy), where it was 2.5.
+  const radius = Number(await page.$eval(`.card:nth-of-type(${i + 1}) [data-latest="radius"]`, (e) => e.dataset.value));
+  check(Math.abs(radius - 3) < 1e-6, `radius after l = 3 is ${radius}`);
+  const tol = Number(c.tolerance);
+  const maxP = Number(c.maxResidualPosition);
+  const maxV = Number(c.maxResidualVelocity);
+  check(tol > 0 && maxP <= tol && maxV <= tol, `residuals below the projection tolerance: ‖Φ‖∞ ${maxP}, ‖h‖∞ ${maxV} ≤ ${tol}`);
+  await page.screenshot({ path: path.join(args.out, 'dashboard_pendulum.png') });
+
+  // Connection loss: every connection between browser and server is reset; the card says so,
+  // and EventSource's reconnect (Last-Event-ID) resumes at the next sample. The browser logs
+  // the failed requests of this phase as console errors; they are expected and set aside.
+  const errorsBefore = consoleErrors.length;
+  relay.cut();
+  check(await waitFor(page, (k) => ['reconnecting', 'reconnected'].includes(document.querySelectorAll('.card')[k]?.dataset.connection), i, 'the card shows the connection loss'), 'the card shows the connection loss');
+  await waitFor(page, (k) => /reconnected at sample \d+ \(/.test(document.querySelectorAll('.card')[k]?.querySelector('.events')?.textContent ?? ''), i, 'the stream resumes', 30_000);
+  await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.connection === 'connected', i, 'the stream is connected again');
+  consoleErrors.splice(errorsBefore).forEach((e) => console.log(`  (expected while cut: ${e})`));
+  c = await card(page, i);
+  check(c.events.some((e) => /reconnected at sample \d+ \(no gap, no duplicate\)/.test(e.text)), `the stream resumed at the next sample: ${c.events.find((e) => /reconnected/.test(e.text))?.text}`);
+  check(!c.events.some((e) => e.kind === 'EVENT_KIND_SAMPLES_LOST'), 'no samples lost across the reconnect');
+  await clickCard(page, i, 'pause');
+  await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause before leaving');
+}
+
+// Not a test (no timing assertions): draws at 10,000 points per series while frames keep
+// arriving at ~3,000 samples/s, and reports the display frame intervals requestAnimationFrame
+// saw. Run by hand: --scenario fps.
+async function fpsScenario(page) {
+  console.log('scenario: fps (a measurement, not a check)');
+  const i = await createSession(page, 'pendulum', { realtime: 150, tEnd: 5000 });
+  await clickCard(page, i, 'start');
+  await waitFor(page, (k) => Number(document.querySelectorAll('.card')[k]?.dataset.points) >= 10000, i, '10,000 points plotted', 30_000);
+  const intervals = await page.evaluate(() => new Promise((resolve) => {
+    const times = [];
+    const tick = (t) => {
+      times.push(t);
+      if (times.length <= 300) requestAnimationFrame(tick);
+      else resolve(times.slice(1).map((x, j) => x - times[j]));
+    };
+    requestAnimationFrame(tick);
+  }));
+  const c = await card(page, i);
+  intervals.sort((a, b) => a - b);
+  const q = (p) => intervals[Math.min(intervals.length - 1, Math.floor(p * intervals.length))].toFixed(1);
+  const over = intervals.filter((x) => x > 1000 / 30).length;
+  console.log(`  ${intervals.length} display frames with ${c.points} points per series, ${c.samples} samples received; one redraw takes ${await page.$eval('#cards', (e) => e.dataset.redrawMs)} ms (average)`);
+  console.log(`  frame interval median ${q(0.5)} ms, p95 ${q(0.95)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms; ${over} longer than 33.3 ms (30 fps)`);
+  await page.screenshot({ path: path.join(args.out, 'dashboard_fps.png') });
+  await clickCard(page, i, 'pause');
+}
+
+async function main() {
+  fs.mkdirSync(args.out, { recursive: true });
+  let server = null;
+  let url = args.url;
+  if (!url) {
+    server = await startServer(args.server);
+    url = server.url;
+  }
+  relay = await startRelay(url);
+  const browser = await puppeteer.launch({
+    executablePath: args.chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    timeout: 30_000,
+  });
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 720 });
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await page.goto(relay.url + '/', { waitUntil: 'load', timeout: kWaitMs });
+    await waitFor(page, () => document.querySelectorAll('#model option').length > 0, null, 'the model list loads');
+    check(consoleErrors.length === 0, `the page loads without console errors ${consoleErrors.join(' | ')}`);
+    if (args.scenario === 'all' || args.scenario === 'pendulum') await pendulumScenario(page);
+    if (args.scenario === 'fps') await fpsScenario(page);
+    check(consoleErrors.length === 0, `no console errors during the run ${consoleErrors.join(' | ')}`);
+  } finally {
+    await browser.close();
+    relay.close();
+    if (server) server.child.kill('SIGTERM');
+  }
+}
+
+const overall = setTimeout(() => {
+  console.log(`FAIL  the test took longer than ${kOverallTimeoutMs / 1000} s`);
+  process.exit(1);
+}, kOverallTimeoutMs);
+main().then(() => {
+  clearTimeout(overall);
+  console.log(`${passed} passed, ${failures.length} failed`);
+  process.exit(failures.length ? 1 : 0);
+}, (err) => {
+  clearTimeout(overall);
+  console.log(`FAIL  ${err.stack ?? err}`);
+  console.log(`${passed} passed, ${failures.length + 1} failed`);
+  process.exit(1);
+});
