@@ -152,12 +152,10 @@ std::span<const EmbeddedFile> EmbeddedFiles() { return TheTable().files; }
 EmbeddedResponse AnswerEmbeddedFile(std::string_view method, std::string_view path,
                                     std::string_view if_none_match) {
   EmbeddedResponse r;
-  const bool head = method == "HEAD";
-  if (method != "GET" && !head) {
+  if (method != "GET" && method != "HEAD") {
     r.status = 405;
     r.headers = TheTable().error_headers;
     r.body = kNotAllowed;
-    r.content_length = kNotAllowed.size();
     r.allow = "GET, HEAD";
     return r;
   }
@@ -165,8 +163,7 @@ EmbeddedResponse AnswerEmbeddedFile(std::string_view method, std::string_view pa
   if (i < 0) {
     r.status = 404;
     r.headers = TheTable().error_headers;
-    r.content_length = kNotFound.size();
-    r.body = head ? std::string_view() : kNotFound;
+    r.body = kNotFound;
     return r;
   }
   const Entry& e = TheTable().entries[static_cast<std::size_t>(i)];
@@ -177,8 +174,7 @@ EmbeddedResponse AnswerEmbeddedFile(std::string_view method, std::string_view pa
     return r;
   }
   r.status = 200;
-  r.content_length = f.body.size();
-  r.body = head ? std::string_view() : f.body;
+  r.body = f.body;
   return r;
 }
 

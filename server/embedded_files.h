@@ -32,7 +32,7 @@ struct EmbeddedFile {
 // nullptr for any other path (the caller answers 404).
 const EmbeddedFile* FindEmbeddedFile(std::string_view path);
 
-// All embedded files, in URL path order (tests, and a 404 page that lists them).
+// All embedded files, in URL path order.
 std::span<const EmbeddedFile> EmbeddedFiles();
 
 // An HTTP response for a static request, independent of the HTTP library.
@@ -42,11 +42,10 @@ struct EmbeddedResponse {
   // Header (name, value) pairs to send besides Content-Length: Content-Type, ETag,
   // Cache-Control, and the security headers of every answer. Values are static strings.
   std::span<const std::pair<std::string_view, std::string_view>> headers;
-  // What to send after the headers: empty for 304 and for HEAD (whose Content-Length is still
-  // `content_length`).
+  // The entity: the file (200), empty (304), or a short plain-text reason (404, 405). For HEAD
+  // it is the GET's entity too, so that its length is the Content-Length: the HTTP library
+  // leaves the body out of a HEAD answer (libmicrohttpd does so by itself).
   std::string_view body;
-  // The entity's length, also for HEAD.
-  std::size_t content_length = 0;
   // The Allow header value for 405, else empty.
   std::string_view allow;
 };

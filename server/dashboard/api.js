@@ -24,9 +24,24 @@ export class ApiError extends Error {
   }
 }
 
+// The bearer token of a server started with --token-file ('' for none). Calls send it as an
+// Authorization header; stream URLs carry it as ?access_token= because EventSource cannot set
+// headers (the server accepts that on its stream routes only). Kept in sessionStorage: gone
+// when the tab closes.
+let token = sessionStorage.getItem('tether-token') ?? '';
+export function setToken(value) {
+  token = value.trim();
+  if (token) sessionStorage.setItem('tether-token', token);
+  else sessionStorage.removeItem('tether-token');
+}
+export function getToken() {
+  return token;
+}
+
 // One unary call: `body` (an object) is sent as JSON; the parsed response is returned.
 export async function call(method, path, body) {
   const init = { method, headers: { Accept: 'application/json' } };
+  if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -74,11 +89,8 @@ export function enumLabel(value, prefix) {
   return String(value).startsWith(prefix) ? String(value).slice(prefix.length).toLowerCase() : String(value);
 }
 
-// Steppers SimulationOptions.method documents; the server validates the choice and its error
-// names what it accepts, so this list only fills the menu.
-export const kMethods = ['dp5', 'dop853', 'rk4', 'euler', 'radau5', 'bdf', 'auto'];
-
-// ProjectionMethod values (proto enum names) with their labels.
+// ProjectionMethod values (the proto enum's names, as its JSON carries them) with their labels.
+// The methods come from the server itself (GET /v1/serverInfo).
 export const kProjections = [
   ['PROJECTION_METHOD_SEQUENTIAL', 'sequential (positions, then velocities)'],
   ['PROJECTION_METHOD_COUPLED', 'coupled (all invariants at once)'],

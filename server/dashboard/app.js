@@ -2,7 +2,7 @@
 // Plain ES modules and uPlot (a global from /vendor/uPlot.iife.min.js); no framework: the page
 // is a form and a list of cards, each of which owns its DOM and its stream.
 
-import { ApiError, call, enumLabel, fmt, kMethods, kProjections, num, resourceId } from './api.js';
+import { ApiError, call, enumLabel, fmt, getToken, kProjections, num, resourceId, setToken } from './api.js';
 import { SessionCard } from './session_card.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -16,7 +16,6 @@ class Dashboard {
   }
 
   async start() {
-    for (const m of kMethods) $('#method').append(new Option(m, m));
     for (const [value, label] of kProjections) $('#projection').append(new Option(label, value));
     $('#model').addEventListener('change', () => this.showModel());
     $('#create-form').addEventListener('submit', (e) => {
@@ -28,6 +27,15 @@ class Dashboard {
       this.openExisting();
     });
     $('#refresh-sessions').addEventListener('click', () => this.loadSessions());
+    $('#token').value = getToken();
+    $('#token-form').addEventListener('submit', async (e) => {
+      e.preventDefault();
+      setToken($('#token').value);
+      await this.loadServerInfo();
+      await this.loadModels();
+      await this.loadSessions();
+    });
+    await this.loadServerInfo();
     await this.loadModels();
     await this.loadSessions();
     requestAnimationFrame(this.frameLoop);
@@ -55,6 +63,19 @@ class Dashboard {
     const s = $('#server-status');
     s.textContent = text;
     s.dataset.ok = ok ? 'true' : 'false';
+  }
+
+  // The steppers this server offers (GetServerInfo.methods) and its version.
+  async loadServerInfo() {
+    try {
+      const info = await call('GET', '/v1/serverInfo');
+      const select = $('#method');
+      select.replaceChildren(new Option('server default', ''));
+      for (const m of info.methods ?? []) select.append(new Option(m, m));
+      $('#server-version').textContent = `tether ${info.version ?? ''} (${info.gitCommit ?? ''})`;
+    } catch (err) {
+      this.setServerStatus(`server unreachable: ${err.describe ? err.describe() : err}`, false);
+    }
   }
 
   async loadModels() {

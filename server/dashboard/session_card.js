@@ -14,7 +14,7 @@
 // the card dirty. Dashboard.render() (one requestAnimationFrame loop for every card) redraws
 // dirty cards once per display frame.
 
-import { ApiError, call, enumLabel, fmt, num, resourceId, sessionPath } from './api.js';
+import { ApiError, call, enumLabel, fmt, getToken, num, resourceId, sessionPath } from './api.js';
 import { SampleTable, kLogFloor } from './series.js';
 
 // Samples kept per series (and plotted): the dashboard's drawing budget of 10,000 points per
@@ -581,6 +581,7 @@ export class SessionCard {
       }
     }
     if (startIndex !== undefined) q.set('start_sample_index', String(startIndex));
+    if (getToken()) q.set('access_token', getToken());
     return `${sessionPath(this.id, 'stream')}?${q}`;
   }
 
@@ -735,6 +736,7 @@ export class SessionCard {
         // Refused at once: ask the stream URL itself for the error (an error answer is not a
         // stream, so this starts nothing).
         const r = await fetch(this.url, { headers: { Accept: 'application/json' } });
+        // (The URL carries the token, if any, as the stream itself did.)
         if (!r.ok) {
           let status = {};
           try { status = JSON.parse(await r.text()); } catch { status = { message: `HTTP ${r.status}` }; }
