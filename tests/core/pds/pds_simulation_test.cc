@@ -162,8 +162,11 @@ TEST_P(PdsSession, SwitchDetectionKeepsRk4AtOrderFour) {
     const double order = std::log2(errors[k - 1] / errors[k]);
     std::printf("%s rk4 + switch detection: error %.3e -> %.3e, observed order %.2f\n",
                 example.model, errors[k - 1], errors[k], order);
-    // RK4's error ratio under halving → 2⁴; ±0.6 allows the pre-asymptotic terms.
-    EXPECT_NEAR(order, 4.0, 0.6) << example.model;
+    // RK4's error ratio under halving → 2⁴. The band is half the distance to the orders a
+    // mishandled switch would show: 3 (a switch step of local error O(h⁴) each, not located)
+    // and 5 (the error of one step, not of the run), so an observed order rounds to 4 or the
+    // test fails. Measured: 3.97 and 4.01 at both halvings.
+    EXPECT_NEAR(order, 4.0, 0.5) << example.model;
   }
 }
 
@@ -205,11 +208,14 @@ TEST_P(PdsSession, ProjectedStepsLoseTheStepperOrder) {
     }
     if (std::string(method) == "euler") {
       // Moreau's catching-up scheme: first order (error ratio under halving → 2), fitted end
-      // to end over three halvings (the grid position relative to the switches varies).
+      // to end over three halvings (the grid position relative to the switches varies). The
+      // band is half the distance to ½, the order catching-up has for a general sweeping
+      // process, which the smooth boundaries here must beat; the same ±¼ on the other side.
+      // Measured: 1.00 in both examples.
       const double order = std::log2(errors.front() / errors.back()) / 3.0;
       std::printf("%s projected euler: error %.3e -> %.3e, observed order %.2f\n",
                   example.model, errors.front(), errors.back(), order);
-      EXPECT_NEAR(order, 1.0, 0.3) << example.model;
+      EXPECT_NEAR(order, 1.0, 0.25) << example.model;
     }
   }
 }
