@@ -184,6 +184,7 @@ void OptionsToProto(const simulate::Options& o, v1::SimulationOptions* out) {
                                                                   : v1::ALGEBRAIC_MODE_SOLVE);
   out->set_projection_tolerance(o.projection_tolerance);
   out->set_max_newton_iterations(o.max_newton_iterations);
+  out->set_max_initialization_iterations(o.max_initialization_iterations);
   out->set_baumgarte_alpha(o.baumgarte_alpha);
   out->set_baumgarte_beta(o.baumgarte_beta);
   out->set_output_interval(o.output_interval);
@@ -243,6 +244,9 @@ simulate::Options OptionsFromProto(const v1::SimulationOptions& p, const model::
   }
   if (p.has_projection_tolerance()) o.projection_tolerance = p.projection_tolerance();
   if (p.has_max_newton_iterations()) o.max_newton_iterations = p.max_newton_iterations();
+  if (p.has_max_initialization_iterations()) {
+    o.max_initialization_iterations = p.max_initialization_iterations();
+  }
   if (p.has_baumgarte_alpha()) o.baumgarte_alpha = p.baumgarte_alpha();
   if (p.has_baumgarte_beta()) o.baumgarte_beta = p.baumgarte_beta();
   o.output_interval = p.has_output_interval() ? p.output_interval()

@@ -69,6 +69,8 @@ void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
                   "Scaled residual at which the Newton projection stops (default 1e-12)");
   run->add_option("--newton-iterations", o->max_newton_iterations,
                   "Newton iterations of a projection at most (default 10)");
+  run->add_option("--init-iterations", o->max_initialization_iterations,
+                  "Newton iterations of consistent initialization at most (default 50)");
   run->add_option("--newton", o->newton, "Projection Newton variant (default full)")
       ->check(CLI::IsMember(EnumOption<v1::NewtonVariant>::Words()));
   run->add_option("--algebraic", o->algebraic,

@@ -75,6 +75,9 @@ bool BuildSimulateRequest(const RunCommandOptions& options, v1::SimulateRequest*
   if (options.max_steps) o->set_max_steps(*options.max_steps);
   if (options.projection_tolerance) o->set_projection_tolerance(*options.projection_tolerance);
   if (options.max_newton_iterations) o->set_max_newton_iterations(*options.max_newton_iterations);
+  if (options.max_initialization_iterations) {
+    o->set_max_initialization_iterations(*options.max_initialization_iterations);
+  }
   o->set_newton(EnumOption<v1::NewtonVariant>::Parse(options.newton));
   o->set_algebraic(EnumOption<v1::AlgebraicMode>::Parse(options.algebraic));
   for (const std::string& name : options.fixed) request->add_fixed(name);

@@ -34,6 +34,7 @@ struct RunCommandOptions {
   std::optional<std::uint64_t> max_steps;     // accepted steps at most
   std::optional<double> projection_tolerance;
   std::optional<int> max_newton_iterations;
+  std::optional<int> max_initialization_iterations;  // of consistent initialization
   std::string newton;     // "full", "simplified"; "" = full
   std::string algebraic;  // "solve", "ode"; "" = solve
   std::vector<std::string> fixed;  // initial values initialization must not move

@@ -280,6 +280,30 @@ TEST_F(ServiceTest, CreateSessionErrors) {
   EXPECT_EQ(status.error_message(), "session 'sessions/twice' already exists");
 }
 
+// The initialization iteration limit travels on the wire: validated by name, reported back in
+// Session.options, and a far start (radius 2.5 onto a rod of 0.01: ~8 iterations) that the
+// default of 50 reaches fails within 3 with the limit named.
+TEST_F(ServiceTest, InitializationIterationLimitIsAnOption) {
+  v1::CreateSessionRequest request;
+  request.set_model("models/pendulum");
+  (*request.mutable_parameters())["l"] = 0.01;
+  v1::Session session;
+  ASSERT_TRUE(CreateSession(request, &session).ok());
+  EXPECT_EQ(session.options().max_initialization_iterations(), 50);
+
+  request.mutable_options()->set_max_initialization_iterations(3);
+  grpc::Status status = CreateSession(request, &session);
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.error_message(), HasSubstr("the iteration limit 3 was reached"));
+
+  request.mutable_options()->set_max_initialization_iterations(0);
+  status = CreateSession(request, &session);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  ASSERT_GE(BadRequestOf(status).field_violations_size(), 1);
+  EXPECT_EQ(BadRequestOf(status).field_violations(0).field(),
+            "options.max_initialization_iterations");
+}
+
 TEST_F(ServiceTest, CreateSessionEnforcesMaxSessions) {
   ServerConfig config = TestConfig();
   config.max_sessions = 1;
