@@ -1,6 +1,9 @@
 // Pausing without loss (stop conditions, ControlSession's pause), live changes while a session
-// streams, read-only viewers, and the history an UpdateSession keeps — against an in-process
-// server (test_support.h), every call with a deadline.
+// streams, read-only viewers, and the history an UpdateSession keeps, every call with a
+// deadline. The tests of the service's promises (LiveAnyServerTest) run twice: against an
+// in-process server and against a real tether-server process on 127.0.0.1 (TCP flow control,
+// transport buffers and the server's own threads); the rest run in-process.
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -29,6 +32,11 @@ constexpr std::size_t kMaxSamplesRead = 200'000;
 
 class LiveTest : public ServerFixture {
  protected:
+  void SetUp() override {
+    ServerFixture::SetUp();
+    channel_ = server_->InProcessChannel();
+  }
+
   v1::Session MustCreate(const std::string& id, double t_end) {
     v1::SimulationOptions options;
     options.set_t_end(t_end);
@@ -60,7 +68,36 @@ class LiveTest : public ServerFixture {
     request.set_pause(true);
     return Control(request);
   }
+
+  std::shared_ptr<grpc::Channel> channel_;  // to the server of the test, in-process or not
 };
+
+// Where the server of a LiveAnyServerTest runs.
+enum class Where { kInProcess, kProcess };
+
+class LiveAnyServerTest : public LiveTest, public ::testing::WithParamInterface<Where> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Where::kInProcess) return LiveTest::SetUp();
+    // The process's defaults are the in-process TestConfig's that matter here: replay_bytes
+    // 4 MiB, 2 worker threads (ServerProcess), default frame sizes.
+    process_ = std::make_unique<ServerProcess>(TETHER_SERVER_BINARY, std::vector<std::string>{"--quiet"});
+    const int port = process_->WaitForPort();
+    ASSERT_GT(port, 0) << process_->Log();
+    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                   grpc::InsecureChannelCredentials());
+    stub_ = v1::SimulationService::NewStub(channel_);
+  }
+
+  std::unique_ptr<ServerProcess> process_;
+};
+
+std::string WhereName(const ::testing::TestParamInfo<Where>& info) {
+  return info.param == Where::kInProcess ? "InProcess" : "Process";
+}
+
+INSTANTIATE_TEST_SUITE_P(Servers, LiveAnyServerTest,
+                         ::testing::Values(Where::kInProcess, Where::kProcess), WhereName);
 
 // Adds one chunk to what a stream collected; true for a frame.
 bool Add(const v1::StateChunk& chunk, Collected* out) {
@@ -101,7 +138,7 @@ const v1::Event* FindEvent(const Collected& c, v1::EventKind kind) {
 // A pause by max_samples ends the stream with status OK at exactly that many samples, and
 // the resume without start_sample_index continues there: together they are, bit for bit, the
 // uninterrupted run (Advance continues exactly after its last sample, simulation.h).
-TEST_F(LiveTest, MaxSamplesPausesLosslesslyAndTheDefaultResumeContinues) {
+TEST_P(LiveAnyServerTest, MaxSamplesPausesLosslesslyAndTheDefaultResumeContinues) {
   const Collected whole = Whole("whole", 1.0, 10);
   MustCreate("paused", 1.0);
   v1::StreamStatesRequest request;
@@ -196,7 +233,7 @@ TEST_F(LiveTest, CancelThenResumeFromTheLastReceivedSampleHasNoGap) {
 
 // ControlSession's pause ends an open (indefinite) stream at a frame boundary with status OK:
 // the client has every sample before the summary's next index, and nothing else.
-TEST_F(LiveTest, ControlPauseEndsTheStreamAtAFrameBoundary) {
+TEST_P(LiveAnyServerTest, ControlPauseEndsTheStreamAtAFrameBoundary) {
   MustCreate("driven", 1.0);
   v1::StreamStatesRequest request;
   request.set_name("sessions/driven");
@@ -270,7 +307,7 @@ TEST_F(LiveTest, ControlRefusesBadNamesAndEmptyCommands) {
 // re-initializes (the rod length changes, so positions move onto the new circle) and reports
 // EVENT_KIND_UPDATED at the first sample after it. From there on the trajectory is the one a
 // fresh session started from the changed state with the new parameter computes.
-TEST_F(LiveTest, ControlChangesAParameterMidStream) {
+TEST_P(LiveAnyServerTest, ControlChangesAParameterMidStream) {
   MustCreate("steered", 100.0);
   v1::StreamStatesRequest request;
   request.set_frame_samples(4);
@@ -382,17 +419,19 @@ std::unique_ptr<grpc::ClientReader<v1::StateChunk>> OpenViewer(
   return reader;
 }
 
-// Two viewers that read get exactly the driver's samples from where they joined, each at its
-// own frame size; a third that never reads does not hold the driver back: the driver completes
-// all its samples meanwhile. The history (default replay_bytes, 4 MiB) holds the whole run
-// (20001 samples of 10 doubles, 1.6 MB), so no viewer can lose samples however the threads are
-// scheduled.
-TEST_F(LiveTest, ViewersSeeTheDriversSamplesAndAStalledOneDoesNotSlowIt) {
+// Three viewers that read get exactly the driver's samples from where they joined, each at its
+// own frame size and pace: one sleeps a millisecond before every read, so it trails the driver
+// and is served from the history. A fourth that never reads does not hold the driver back: the
+// driver completes all its samples meanwhile. The history (default replay_bytes, 4 MiB) holds
+// the whole run (20001 samples of 10 doubles, 1.6 MB), so no viewer can lose samples however
+// the threads are scheduled.
+TEST_P(LiveAnyServerTest, ViewersSeeTheDriversSamplesAtTheirOwnPaceAndAStalledOneDoesNotSlowIt) {
   constexpr std::uint64_t kSamples = 20001;  // t_end 200 at 0.01
   MustCreate("watched", 200.0);
-  grpc::ClientContext context_a, context_b, context_stalled;
+  grpc::ClientContext context_a, context_b, context_slow, context_stalled;
   auto viewer_a = OpenViewer(stub_.get(), &context_a, "sessions/watched", 64, kSamples);
   auto viewer_b = OpenViewer(stub_.get(), &context_b, "sessions/watched", 7, kSamples);
+  auto viewer_slow = OpenViewer(stub_.get(), &context_slow, "sessions/watched", 16, kSamples);
   auto stalled = OpenViewer(stub_.get(), &context_stalled, "sessions/watched", 1, std::nullopt);
 
   // Viewers don't count as the session's stream: the driver starts.
@@ -401,33 +440,45 @@ TEST_F(LiveTest, ViewersSeeTheDriversSamplesAndAStalledOneDoesNotSlowIt) {
   drive.set_frame_samples(8);
   Collected driver;
   std::thread driving([&] { driver = Stream(stub_.get(), drive); });
-  Collected a, b;
+  Collected a, b, slow;
   std::thread viewing([&] {
     v1::StateChunk chunk;
     while (viewer_b->Read(&chunk)) Add(chunk, &b);
   });
+  std::thread viewing_slowly([&] {
+    v1::StateChunk chunk;
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (!viewer_slow->Read(&chunk)) break;
+      Add(chunk, &slow);
+    }
+  });
   v1::StateChunk chunk;
   while (viewer_a->Read(&chunk)) Add(chunk, &a);
   viewing.join();
+  viewing_slowly.join();
   driving.join();
   ASSERT_TRUE(driver.status.ok()) << driver.status.error_message();
   EXPECT_EQ(driver.summary.termination(), v1::TERMINATION_REACHED_END);
   ASSERT_EQ(driver.index.size(), kSamples);
-  for (auto* viewer : {&viewer_a, &viewer_b}) {
+  for (auto* viewer : {&viewer_a, &viewer_b, &viewer_slow}) {
     const grpc::Status status = (*viewer)->Finish();
     EXPECT_TRUE(status.ok()) << status.error_message();
   }
-  for (const Collected* seen : {&a, &b}) {
+  for (const Collected* seen : {&a, &b, &slow}) {
     EXPECT_EQ(seen->summary.termination(), v1::TERMINATION_PAUSED);
     EXPECT_EQ(seen->summary.next_sample_index(), kSamples);
+    EXPECT_EQ(FindEvent(*seen, v1::EVENT_KIND_SAMPLES_LOST), nullptr);
     ExpectSameSamples(*seen, driver);
   }
   // The stalled viewer still has everything to come: its first samples are the driver's.
-  Collected slow;
-  while (slow.index.size() < 100 && stalled->Read(&chunk)) Add(chunk, &slow);
-  ASSERT_GE(slow.index.size(), 100u);
-  ExpectConsecutive(slow, 0);
-  for (std::size_t i = 0; i < slow.index.size(); ++i) EXPECT_EQ(slow.t[i], driver.t[i]) << i;
+  Collected stalled_seen;
+  while (stalled_seen.index.size() < 100 && stalled->Read(&chunk)) Add(chunk, &stalled_seen);
+  ASSERT_GE(stalled_seen.index.size(), 100u);
+  ExpectConsecutive(stalled_seen, 0);
+  for (std::size_t i = 0; i < stalled_seen.index.size(); ++i) {
+    EXPECT_EQ(stalled_seen.t[i], driver.t[i]) << i;
+  }
   context_stalled.TryCancel();
   while (stalled->Read(&chunk)) {
   }
@@ -562,9 +613,9 @@ TEST_F(LiveTest, UpdateKeepsTheHistoryBeforeIt) {
 // The client library: Pause from a stream's own sample handler ends the stream with OK and
 // TERMINATION_PAUSED at a frame boundary, View follows the driver, and the next StreamStates
 // continues at the pause index.
-TEST_F(LiveTest, TheClientLibraryPausesAndViews) {
+TEST_P(LiveAnyServerTest, TheClientLibraryPausesAndViews) {
   MustCreate("lib", 100.0);
-  client::Client client(server_->InProcessChannel());
+  client::Client client(channel_);
   std::vector<std::uint64_t> viewed;
   std::vector<double> viewed_t;
   v1::StreamStatesRequest view;
