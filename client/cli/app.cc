@@ -17,6 +17,7 @@
 #include "cli/progress_bar.h"
 #include "cli/run_command.h"
 #include "cli/session_commands.h"
+#include "cli/stream_commands.h"
 #include "cli/sweep_command.h"
 #include "tether/server/flags.h"
 #include "tether/server/server.h"
@@ -108,15 +109,43 @@ void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
       ->allow_extra_args(false);
 }
 
+// Where and how `run`, `stream` and `view` write the samples.
+void AddOutputOptions(CLI::App* command, RunCommandOptions* o, std::string* format) {
+  command->add_option("--format", *format,
+                      "Output format (default: table on a terminal, csv otherwise)")
+      ->check(CLI::IsMember({"table", "csv", "jsonl"}));
+  command->add_option("--output", o->output_file, "Write the samples to FILE instead of stdout");
+  command->add_option("--plot", o->plot_file,
+                      "Also write an SVG plot (values, and residuals on a log axis; switches of "
+                      "inequality models as dashed lines)");
+}
+
 void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
   AddSimulationOptions(run, o);
-  run->add_option("--format", *format,
-                  "Output format (default: table on a terminal, csv otherwise)")
-      ->check(CLI::IsMember({"table", "csv", "jsonl"}));
-  run->add_option("--output", o->output_file, "Write the samples to FILE instead of stdout");
-  run->add_option("--plot", o->plot_file,
-                  "Also write an SVG plot (values, and residuals on a log axis; switches of "
-                  "inequality models as dashed lines)");
+  AddOutputOptions(run, o, format);
+}
+
+// The StreamStatesRequest options `stream` and `view` share: columns, frames, where to start
+// and the lossless stop conditions.
+void AddStreamOptions(CLI::App* command, StreamCommandOptions* o, std::string* session_key,
+                      const char* session_key_help) {
+  command->add_option("SESSION", o->session, "Session name or id")->required();
+  command->add_option("--session-key", *session_key, session_key_help);
+  command->add_option("--columns", o->columns, "Columns to write, comma-separated (default all)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  command->add_option("--frame-samples", o->frame_samples,
+                      "Samples per frame on the wire (default: the server's, 256)");
+  command->add_option("--from-index", o->from_index,
+                      "First sample to write, replayed from the server's history if already "
+                      "computed (stream: default the session's next sample; view: the session's "
+                      "current end)");
+  command->add_option("--max-samples", o->max_samples,
+                      "Pause after this many samples, >= 1: the stream ends at a frame boundary "
+                      "with nothing lost, and the next `tether stream` continues there");
+  command->add_option("--stop-time", o->stop_time,
+                      "Pause after the first sample with t >= this [s] (moves neither the output "
+                      "grid nor a step: the samples equal an uninterrupted run's)");
 }
 
 OutputFormat FormatFor(const std::string& name, const std::string& output_file) {
@@ -250,6 +279,41 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   sessions_control->add_option("--set", control_set, "Parameter NAME=VALUE (repeatable)");
   sessions_control->add_option("--value", control_values,
                                "State value NAME=VALUE (repeatable; the others adapt to it)");
+  std::string session_id;
+  RunCommandOptions create_options;
+  CLI::App* sessions_create = sessions->add_subcommand(
+      "create", "Create a session of a registered model (then `tether stream SESSION`)");
+  AddSimulationOptions(sessions_create, &create_options);
+  sessions_create->get_option("MODEL")->required();
+  sessions_create->add_option("--id", session_id,
+                              "Session id, [a-z][a-z0-9-]{0,62} (default: chosen by the client)");
+
+  StreamCommandOptions stream_options;
+  std::string stream_format;
+  CLI::App* stream = app.add_subcommand(
+      "stream", std::string("Advance a session of a running server and write its samples as `run` "
+                            "does (default server ") +
+                    kDefaultServer + "); exit 0 at the horizon or a pause");
+  AddStreamOptions(stream, &stream_options, &session_key, kSessionKeyHelp);
+  stream->add_option("--t-end", stream_options.t_end,
+                     "Stream until this time [s] (default: the session's horizon)");
+  stream->add_flag("--indefinite", stream_options.indefinite,
+                   "No horizon: stream until a stop condition, `tether sessions control SESSION "
+                   "--pause` or Ctrl-C");
+  stream->add_option("--output-interval", stream_options.output_interval,
+                     "Sample spacing [s]; 0 = every accepted step (default: the session's)");
+  stream->add_option("--realtime", stream_options.realtime_factor,
+                     "Simulated seconds per wall-clock second, >= 0; 0 = as fast as possible");
+  AddOutputOptions(stream, &stream_options.output, &stream_format);
+
+  StreamCommandOptions view_options;
+  std::string view_format;
+  CLI::App* view = app.add_subcommand(
+      "view", "Follow a session read-only: write the samples its driving stream computes, until "
+              "a stop condition, Ctrl-C or the session's deletion (exit 0)");
+  AddStreamOptions(view, &view_options, &session_key, kSessionKeyHelp);
+  AddOutputOptions(view, &view_options.output, &view_format);
+
   CLI::App* health = app.add_subcommand(
       "health", std::string("Exit 0 iff the server is SERVING (default ") + kDefaultServer +
                     ", or TETHER_LISTEN's port on loopback)");
@@ -290,7 +354,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     return SweepCommand(target, sweep_options, out, err);
   }
   if (version->parsed() && target.empty()) return VersionCommand(nullptr, json, out, err);
-  const bool remote_only = sessions->parsed() || health->parsed();
+  const bool remote_only = sessions->parsed() || health->parsed() || stream->parsed() || view->parsed();
   const std::string local_server = LocalServer();
   // validate never talks to --server: the spec is checked by an embedded server's rules.
   const std::string where = validate->parsed()                   ? std::string()
@@ -311,12 +375,31 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     return RunCommand(connection->client(), run_options, out, err);
   }
   if (health->parsed()) return HealthCommand(*connection, health_service, out, err);
-  if (!session_key.empty()) connection->client().SetRoutingKey(session_name, session_key);
+  if (!session_key.empty() && !session_name.empty()) {
+    connection->client().SetRoutingKey(session_name, session_key);
+  }
   if (sessions_show->parsed()) return SessionsShowCommand(*connection, session_name, json, out, err);
   if (sessions_delete->parsed()) return SessionsDeleteCommand(*connection, session_name, out, err);
+  if (sessions_create->parsed()) {
+    return SessionsCreateCommand(*connection, create_options, session_id, out, err);
+  }
   if (sessions_control->parsed()) {
     return SessionsControlCommand(*connection, session_name, control_pause, control_set,
                                   control_values, out, err);
+  }
+  // `stream` and `view` write like `run`: the format and the progress bar are decided here.
+  auto prepare = [&](StreamCommandOptions* options, const std::string& format_name) {
+    if (!session_key.empty()) connection->client().SetRoutingKey(options->session, session_key);
+    options->output.format = FormatFor(format_name, options->output.output_file);
+    options->output.progress = StderrIsTerminal();
+  };
+  if (stream->parsed()) {
+    prepare(&stream_options, stream_format);
+    return StreamCommand(*connection, stream_options, out, err);
+  }
+  if (view->parsed()) {
+    prepare(&view_options, view_format);
+    return ViewCommand(*connection, view_options, out, err);
   }
   (void)sessions_list;
   return SessionsListCommand(*connection, json, out, err);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <memory>
@@ -136,7 +137,7 @@ void PrintSwitchSummary(std::ostream& err, const v1::StreamSummary& summary) {
 }
 
 // A run that ended early: names t and the cause.
-int ReportFailure(std::ostream& err, const client::StreamEnd& end) {
+int ReportFailure(std::ostream& err, const std::string& command, const client::StreamEnd& end) {
   if (end.summary.has_value() && end.summary->termination() != v1::TERMINATION_REACHED_END) {
     const v1::StreamSummary& summary = *end.summary;
     err << "tether: simulation failed at t = " << FormatShort(summary.t(), 10) << " ("
@@ -146,26 +147,32 @@ int ReportFailure(std::ostream& err, const client::StreamEnd& end) {
     return ExitCodeFor(end.error) == kExitServerUnreachable ? kExitServerUnreachable
                                                             : kExitSimulationFailed;
   }
-  if (end.samples == 0) return ReportError(err, "run", end.error);
+  if (end.samples == 0) return ReportError(err, command, end.error);
   err << "tether: the stream broke after " << end.samples << " samples: " << end.error.ToString()
       << '\n';
   return ExitCodeFor(end.error) == kExitServerUnreachable ? kExitServerUnreachable
                                                           : kExitSimulationFailed;
 }
 
-// The run's outcome on stderr; returns the exit code. Every early termination (chattering
-// included) is a failed simulation, exit 1.
-int ReportEnd(std::ostream& err, const client::StreamEnd& end) {
+// The stream's outcome on stderr; returns the exit code. A termination in `done` is success
+// (a pause also names where it paused); every other one (chattering included) is a failed
+// simulation, exit 1.
+int ReportEnd(std::ostream& err, const std::string& command, const client::StreamEnd& end,
+              std::span<const v1::Termination> done) {
   if (end.ok() && end.summary.has_value() &&
-      end.summary->termination() == v1::TERMINATION_REACHED_END) {
+      std::find(done.begin(), done.end(), end.summary->termination()) != done.end()) {
+    if (end.summary->termination() != v1::TERMINATION_REACHED_END) {
+      err << "tether: " << command << ": " << end.summary->message() << '\n';
+    }
     PrintSummary(err, *end.summary);
     return kExitOk;
   }
   if (end.ok() && !end.summary.has_value()) {
-    err << "tether: run: the stream ended without a summary after " << end.samples << " samples\n";
+    err << "tether: " << command << ": the stream ended without a summary after " << end.samples
+        << " samples\n";
     return kExitSimulationFailed;
   }
-  return ReportFailure(err, end);
+  return ReportFailure(err, command, end);
 }
 
 }  // namespace
@@ -191,32 +198,30 @@ void ParseAssignments(const std::string& flag, const std::vector<std::string>& a
   }
 }
 
-int RunCommand(client::Client& client, const RunCommandOptions& options, std::ostream& out,
-               std::ostream& err) {
-  v1::SimulateRequest request;
-  std::vector<std::string> problems;
-  if (!BuildSimulateRequest(options, &request, &problems)) {
-    for (const std::string& problem : problems) err << "tether: run: " << problem << '\n';
-    return kExitUsageError;
-  }
-
+int WriteStream(const RunCommandOptions& options, const std::string& command,
+                const std::string& title, const StreamCall& call,
+                std::span<const v1::Termination> done, std::ostream& out, std::ostream& err) {
   RunOutput output(options, out);
   std::string output_problem;
   std::unique_ptr<ProgressBar> progress;
   client::StreamHandlers handlers;
   handlers.on_header = [&](const v1::StreamHeader& header, const client::StreamColumns& columns) {
+    // A session's stream carries its last initialization, reported by the stream that starts
+    // at sample 0; later changes come as EVENT_KIND_UPDATED.
     const std::string report = InitializationText(header.initialization());
-    if (!report.empty()) err << "tether: " << report << '\n';
+    if (!report.empty() && header.first_sample_index() == 0) err << "tether: " << report << '\n';
     progress = std::make_unique<ProgressBar>(err, options.progress, header.t_start(), header.t_end(),
                                              TerminalColumns(STDERR_FILENO));
-    output.Begin(PlotTitle(options), header, columns, &output_problem);
+    output.Begin(title, header, columns, &output_problem);
   };
   handlers.on_event = [&](const v1::Event& event) {
     if (event.kind() == v1::EVENT_KIND_WARNING) {
       err << "tether: warning: " << event.message() << '\n';
     }
+    // What changed the stream under way: a method switch, a live change, lost samples.
     if (event.kind() == v1::EVENT_KIND_STIFFNESS_DETECTED ||
-        event.kind() == v1::EVENT_KIND_METHOD_SWITCHED) {
+        event.kind() == v1::EVENT_KIND_METHOD_SWITCHED || event.kind() == v1::EVENT_KIND_UPDATED ||
+        event.kind() == v1::EVENT_KIND_SAMPLES_LOST) {
       err << "tether: " << event.message() << '\n';
     }
   };
@@ -234,24 +239,39 @@ int RunCommand(client::Client& client, const RunCommandOptions& options, std::os
   bool interrupted = false;
   {
     StopOnSignals stop_on_signals;
-    end = client.Simulate(request, handlers);
+    end = call(handlers);
     interrupted = StopOnSignals::stop_requested();
   }
   if (progress != nullptr) progress->Finish();
   output.End();
 
   if (!output_problem.empty()) {
-    err << "tether: run: " << output_problem << '\n';
+    err << "tether: " << command << ": " << output_problem << '\n';
     return kExitUsageError;
   }
   if (interrupted && end.cancelled_by_handler) {
-    err << "tether: run: interrupted at t = " << FormatShort(last_t, 10) << " s after "
+    err << "tether: " << command << ": interrupted at t = " << FormatShort(last_t, 10) << " s after "
         << end.samples << " samples (every row written is whole)\n";
     return kExitInterrupted;
   }
-  const int code = ReportEnd(err, end);
+  const int code = ReportEnd(err, command, end, done);
   if (output.has_inequalities() && end.summary.has_value()) PrintSwitchSummary(err, *end.summary);
   return code;
+}
+
+int RunCommand(client::Client& client, const RunCommandOptions& options, std::ostream& out,
+               std::ostream& err) {
+  v1::SimulateRequest request;
+  std::vector<std::string> problems;
+  if (!BuildSimulateRequest(options, &request, &problems)) {
+    for (const std::string& problem : problems) err << "tether: run: " << problem << '\n';
+    return kExitUsageError;
+  }
+  constexpr v1::Termination kDone[] = {v1::TERMINATION_REACHED_END};
+  return WriteStream(
+      options, "run", PlotTitle(options),
+      [&](const client::StreamHandlers& handlers) { return client.Simulate(request, handlers); },
+      kDone, out, err);
 }
 
 }  // namespace tether::cli

@@ -6,8 +6,10 @@
 // with inequalities add residual_inequality and the switch events (run_output.h).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -64,6 +66,19 @@ void ParseAssignments(const std::string& flag, const std::vector<std::string>& a
 // options); false with every problem of the user's input listed ("--spec: cannot read ...").
 bool BuildSimulateRequest(const RunCommandOptions& options, v1::SimulateRequest* request,
                           std::vector<std::string>* problems);
+
+// Starts a stream with the given handlers and returns how it ended (Client::Simulate,
+// StreamStates, View).
+using StreamCall = std::function<client::StreamEnd(const client::StreamHandlers&)>;
+
+// Writes the samples of one stream as `options` say (format, output file, plot, progress bar;
+// Ctrl-C stops between rows, exit kExitInterrupted) and reports its end on stderr under
+// `command`'s name ("tether: run: ..."); `title` heads the plot. Returns the exit code:
+// kExitOk when the summary's termination is one of `done` (`run`: the horizon; a session's
+// stream also a pause), else the failure's (exit_codes.h).
+int WriteStream(const RunCommandOptions& options, const std::string& command,
+                const std::string& title, const StreamCall& call,
+                std::span<const v1::Termination> done, std::ostream& out, std::ostream& err);
 
 // Runs it; returns the process exit code (exit_codes.h).
 int RunCommand(client::Client& client, const RunCommandOptions& options, std::ostream& out,

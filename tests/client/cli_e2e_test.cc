@@ -651,6 +651,120 @@ TEST_F(CliAgainstServer, SessionsControl) {
   EXPECT_THAT(pause.out, HasSubstr("pause requested"));
 }
 
+// The lines of a CSV output after its header line.
+std::vector<std::string> CsvRows(const std::string& csv) {
+  std::vector<std::string> rows;
+  std::istringstream in(csv);
+  std::string line;
+  for (bool header = true; std::getline(in, line); header = false) {
+    if (!header) rows.push_back(line);
+  }
+  return rows;
+}
+
+// `sessions create`, then `stream` in parts: --max-samples and --stop-time pause at a frame
+// boundary (exit 0), and the next `stream` continues there, so the parts are, row for row, one
+// uninterrupted stream of another session (stop_time moves neither the grid nor a step; the
+// CLI writes every number in its shortest round-tripping form). --from-index replays.
+TEST_F(CliAgainstServer, StreamPausesAtStopConditionsAndResumes) {
+  const std::vector<std::string> server = {"--server", address_};
+  auto tether = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), server.begin(), server.end());
+    return Tether(args);
+  };
+  for (const char* id : {"cli-whole", "cli-parts"}) {
+    const ProcessResult created =
+        tether({"sessions", "create", "pendulum", "--id", id, "--t-end", "1", "--output-interval", "0.01"});
+    ASSERT_EQ(created.exit_code, 0) << created.err;
+    EXPECT_EQ(created.out, "sessions/" + std::string(id) + "\n");
+  }
+  const ProcessResult whole = tether({"stream", "cli-whole", "--format", "csv"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const std::vector<std::string> expected = CsvRows(whole.out);
+  ASSERT_EQ(expected.size(), 101u);
+
+  const ProcessResult first = tether({"stream", "cli-parts", "--max-samples", "37", "--format", "csv"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_THAT(first.err, HasSubstr("tether: stream: paused at sample 37"));
+  const ProcessResult second = tether({"stream", "cli-parts", "--stop-time", "0.555", "--format", "csv"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_THAT(second.err, HasSubstr("stop_time = 0.555 reached"));
+  // Resumed streams do not repeat the session's initialization report.
+  EXPECT_THAT(second.err, ::testing::Not(HasSubstr("initial state corrected")));
+  const ProcessResult rest = tether({"stream", "cli-parts", "--format", "csv"});
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  std::vector<std::string> joined = CsvRows(first.out);
+  EXPECT_EQ(joined.size(), 37u);
+  const std::vector<std::string> middle = CsvRows(second.out);
+  ASSERT_FALSE(middle.empty());
+  EXPECT_EQ(middle.back().substr(0, 5), "0.56,");  // the first grid time ≥ 0.555
+  joined.insert(joined.end(), middle.begin(), middle.end());
+  const std::vector<std::string> last = CsvRows(rest.out);
+  joined.insert(joined.end(), last.begin(), last.end());
+  EXPECT_EQ(joined, expected);
+
+  const ProcessResult replay =
+      tether({"stream", "cli-parts", "--from-index", "10", "--max-samples", "5", "--format", "csv"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_EQ(CsvRows(replay.out),
+            std::vector<std::string>(expected.begin() + 10, expected.begin() + 15));
+
+  // Bad values are the server's INVALID_ARGUMENT (exit 2) naming the field; an unknown session
+  // is refused (exit 1); a missing SESSION is a usage error.
+  const ProcessResult zero = tether({"stream", "cli-parts", "--max-samples", "0"});
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_THAT(zero.err, HasSubstr("tether: stream: INVALID_ARGUMENT"));
+  EXPECT_THAT(zero.err, HasSubstr("max_samples = 0; must be >= 1"));
+  const ProcessResult unknown = tether({"stream", "cli-nope"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("NOT_FOUND"));
+  EXPECT_EQ(tether({"stream"}).exit_code, 2);
+  const ProcessResult spec = tether({"sessions", "create", "--columns", "x", "pendulum"});
+  EXPECT_EQ(spec.exit_code, 2);
+  EXPECT_THAT(spec.err, HasSubstr("--columns: columns are chosen per stream"));
+}
+
+// `view` writes what the session's driver computes: a viewer from sample 0 (replayed if it
+// joins late) started beside the driving `stream` gets the same rows, and ends at its own stop
+// condition with exit 0; its --stop-time and --columns work as the driver's.
+TEST_F(CliAgainstServer, ViewWritesTheDriversRows) {
+  const ProcessResult created = Tether({"--server", address_, "sessions", "create", "pendulum", "--id",
+                                        "cli-view", "--t-end", "2", "--output-interval", "0.01"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  ProcessResult viewed;
+  std::thread viewer([&] {
+    viewed = Tether({"--server", address_, "view", "cli-view", "--from-index", "0",
+                     "--max-samples", "201", "--frame-samples", "7", "--format", "csv"});
+  });
+  const ProcessResult driven = Tether({"--server", address_, "stream", "cli-view", "--format", "csv"});
+  viewer.join();
+  ASSERT_EQ(driven.exit_code, 0) << driven.err;
+  ASSERT_EQ(viewed.exit_code, 0) << viewed.err;
+  EXPECT_THAT(viewed.err, HasSubstr("tether: view: paused at sample 201"));
+  ASSERT_EQ(CsvRows(driven.out).size(), 201u);
+  EXPECT_EQ(viewed.out, driven.out);
+
+  const ProcessResult part = Tether({"--server", address_, "view", "cli-view", "--from-index", "0",
+                                     "--stop-time", "0.5", "--columns", "x,y", "--format", "csv"});
+  ASSERT_EQ(part.exit_code, 0) << part.err;
+  const std::vector<std::string> rows = CsvRows(part.out);
+  ASSERT_EQ(rows.size(), 51u);
+  EXPECT_THAT(part.out, ::testing::StartsWith("t,x,y,residual_position,residual_velocity\n"));
+  EXPECT_EQ(rows.back().substr(0, 4), "0.5,");
+  // A viewer sets no horizon: --t-end is not one of its options.
+  EXPECT_EQ(Tether({"--server", address_, "view", "cli-view", "--t-end", "3"}).exit_code, 2);
+}
+
+TEST(CliScripting, StreamAndViewHelpNameTheStopConditions) {
+  for (const char* command : {"stream", "view"}) {
+    const ProcessResult help = Tether({command, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << help.err;
+    for (const char* option : {"--max-samples", "--stop-time", "--from-index", "--columns", "--format"}) {
+      EXPECT_THAT(help.out, HasSubstr(option)) << command;
+    }
+  }
+}
+
 }  // namespace
 TEST(CliScripting, VersionsOfBothBinaries) {
   const ProcessResult cli = Tether({"--version"});
