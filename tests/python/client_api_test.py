@@ -224,6 +224,28 @@ class ClientApiTest(unittest.TestCase):
             rest = session.run(t_end=session.info.t + 0.05)
             self.assertEqual(rest.frames[0].first_sample_index, len(indices))
 
+    def test_session_stop_conditions_pause_without_loss(self):
+        """max_samples and stop_time end the stream at a frame boundary, PAUSED, and the next
+        stream() continues at the summary's next_sample_index: together the samples of an
+        uninterrupted run, bit for bit (stop_time moves neither the grid nor a step)."""
+        whole = self.client.session("pendulum", t_end=1, output_interval=0.01)
+        whole_df = whole.run().df
+        whole.delete()
+        with self.client.session("pendulum", t_end=1, output_interval=0.01) as session:
+            first = session.run(frame_samples=8, max_samples=37)
+            self.assertEqual(first.termination, "PAUSED")
+            self.assertEqual(session.last_summary.next_sample_index, 37)
+            self.assertEqual(len(first.df), 37)
+            second = session.run(stop_time=0.555)
+            self.assertEqual(second.termination, "PAUSED")
+            self.assertEqual(second.frames[0].first_sample_index, 37)
+            self.assertGreaterEqual(second.df.index[-1], 0.555)
+            self.assertLess(second.df.index[-2], 0.555)
+            rest = session.run()
+            self.assertEqual(rest.termination, "REACHED_END")
+            joined = pd.concat([first.df, second.df, rest.df])
+            pd.testing.assert_frame_equal(joined, whole_df, check_exact=True)
+
     def test_session_bad_option_names_the_field(self):
         with self.assertRaises(tether.TetherError) as raised:
             self.client.session("pendulum", rtol=-1)
@@ -255,6 +277,52 @@ class ClientApiTest(unittest.TestCase):
                 df = await client.sweep("pendulum", values={"l": [2.0, 3.0]}, t_end=1,
                                         concurrency=2)
                 self.assertEqual(list(df["status"]), ["OK", "OK"])
+        asyncio.run(scenario())
+
+    def test_asyncio_session_pauses_and_steers(self):
+        """The asyncio session's stop conditions, control() and pause() do what the synchronous
+        session's do (test_session_control_mid_stream, test_session_lifecycle)."""
+        async def scenario():
+            async with tether.aio.AsyncClient(SERVER.address) as client:
+                session = await client.session("pendulum", t_end=50, output_interval=0.01)
+                async with session:
+                    indices = []
+                    async for frame in session.stream(frame_samples=8, max_samples=37):
+                        indices.extend(frame.sample_indices)
+                    self.assertEqual(indices, list(range(37)))
+                    self.assertEqual(session.last_summary.termination, "PAUSED")
+                    self.assertEqual(session.last_summary.next_sample_index, 37)
+
+                    # A change while it streams, then the server-side pause: nothing lost.
+                    updated, sent = [], False
+                    async for frame in session.stream(frame_samples=5, indefinite=True):
+                        indices.extend(frame.sample_indices)
+                        updated.extend(e for e in frame.events if e.kind == "updated")
+                        if len(indices) >= 60 and not sent:
+                            await session.control(parameters={"l": 2.0})
+                            sent = True
+                        if updated and len(indices) > updated[0].sample_index + 10:
+                            await session.control(pause=True)
+                    self.assertEqual(indices, list(range(len(indices))))
+                    self.assertEqual(session.last_summary.termination, "PAUSED")
+                    self.assertEqual(session.last_summary.next_sample_index, len(indices))
+                    self.assertEqual(len(updated), 1)
+                    self.assertIn("l = 2 (was 2.5)", updated[0].message)
+                    self.assertEqual((await session.refresh()).parameters["l"], 2.0)
+                    with self.assertRaises(tether.TetherError) as raised:
+                        await session.control(parameters={"nope": 1.0})
+                    self.assertEqual(raised.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+
+                    # pause() cancels at once; the next stream continues after the last sample
+                    # received.
+                    async for frame in session.stream(frame_samples=4, indefinite=True):
+                        indices.extend(frame.sample_indices)
+                        if len(indices) >= updated[0].sample_index + 40:
+                            session.pause()
+                    info = await session.refresh()
+                    rest = await session.run(t_end=info.t + 0.05)
+                    self.assertEqual(rest.frames[0].first_sample_index, indices[-1] + 1)
+                    self.assertEqual(rest.termination, "REACHED_END")
         asyncio.run(scenario())
 
 

@@ -142,7 +142,7 @@ class SessionBase:
                 f"t={self.info.t})")
 
     def _stream_request(self, t_end, output_interval, columns, frame_samples, indefinite,
-                        realtime_factor, start_sample_index):
+                        realtime_factor, start_sample_index, max_samples, stop_time):
         """The StreamStatesRequest of ``stream()``: by default from the sample after the last one
         received, so a paused or broken stream continues without gap or duplicate."""
         if start_sample_index is None:
@@ -150,4 +150,4 @@ class SessionBase:
         return _requests.stream_request(
             self.name, t_end=t_end, output_interval=output_interval, columns=columns,
             frame_samples=frame_samples, indefinite=indefinite, realtime_factor=realtime_factor,
-            start_sample_index=start_sample_index)
+            start_sample_index=start_sample_index, max_samples=max_samples, stop_time=stop_time)

@@ -148,9 +148,10 @@ def create_session_request(model: str, session_id: str, *,
 
 def stream_request(name: str, *, t_end: Optional[float], output_interval: Optional[float],
                    columns: Optional[Iterable[str]], frame_samples: int, indefinite: bool,
-                   realtime_factor: float,
-                   start_sample_index: Optional[int]) -> "pb.StreamStatesRequest":
-    """The StreamStatesRequest of ``session.stream(...)``."""
+                   realtime_factor: float, start_sample_index: Optional[int],
+                   max_samples: Optional[int] = None,
+                   stop_time: Optional[float] = None) -> "pb.StreamStatesRequest":
+    """The StreamStatesRequest of ``session.stream(...)``; the server checks the values."""
     request = pb.StreamStatesRequest(name=name, columns=list(columns or ()),
                                      frame_samples=frame_samples, indefinite=indefinite,
                                      realtime_factor=realtime_factor)
@@ -160,6 +161,10 @@ def stream_request(name: str, *, t_end: Optional[float], output_interval: Option
         request.output_interval = output_interval
     if start_sample_index is not None:
         request.start_sample_index = start_sample_index
+    if max_samples is not None:
+        request.max_samples = max_samples
+    if stop_time is not None:
+        request.stop_time = stop_time
     return request
 
 

@@ -215,11 +215,13 @@ class AsyncSession(SessionBase):
                      output_interval: Optional[float] = None,
                      columns: Optional[Iterable[str]] = None, frame_samples: int = 0,
                      indefinite: bool = False, realtime_factor: float = 0.0,
-                     start_sample_index: Optional[int] = None) -> AsyncIterator[Frame]:
+                     start_sample_index: Optional[int] = None,
+                     max_samples: Optional[int] = None,
+                     stop_time: Optional[float] = None) -> AsyncIterator[Frame]:
         """As Session.stream, as an async generator."""
         call = self._client._stream("StreamStates", self._stream_request(
             t_end, output_interval, columns, frame_samples, indefinite, realtime_factor,
-            start_sample_index), self.routing_key)
+            start_sample_index, max_samples, stop_time), self.routing_key)
         self._call, self._paused = call, False
         assembler = StreamAssembler()
         try:
@@ -258,10 +260,20 @@ class AsyncSession(SessionBase):
                       error, self.replica)
 
     def pause(self) -> None:
-        """As Session.pause."""
+        """As Session.pause: cancels the open stream (from the loop body or another task) at
+        once; the next ``stream()`` continues after the last sample received."""
         self._paused = True
         if self._call is not None:
             self._call.cancel()
+
+    async def control(self, parameters: Optional[Mapping[str, float]] = None,
+                      values: Optional[Mapping[str, float]] = None,
+                      pause: bool = False) -> SessionInfo:
+        """As Session.control: changes applied by the open stream at its next frame boundary
+        (reported as an ``updated`` event), ``pause`` ends it there with nothing lost."""
+        self.info = SessionInfo.from_proto(await self._unary(
+            "ControlSession", _requests.control_request(self.name, parameters, values, pause)))
+        return self.info
 
     async def update(self, parameters: Optional[Mapping[str, float]] = None,
                      values: Optional[Mapping[str, float]] = None) -> SessionInfo:

@@ -62,7 +62,8 @@ class Session(SessionBase):
     def stream(self, t_end: Optional[float] = None, *, output_interval: Optional[float] = None,
                columns: Optional[Iterable[str]] = None, frame_samples: int = 0,
                indefinite: bool = False, realtime_factor: float = 0.0,
-               start_sample_index: Optional[int] = None) -> Iterator[Frame]:
+               start_sample_index: Optional[int] = None, max_samples: Optional[int] = None,
+               stop_time: Optional[float] = None) -> Iterator[Frame]:
         """Advances the session and yields its frames as they arrive (StreamStates).
 
         Args:
@@ -75,6 +76,13 @@ class Session(SessionBase):
             start_sample_index: first sample to send (replayed from the server's history if
                 earlier than the session's next). Default: the sample after the last one this
                 object received, so a paused or broken stream continues without gap or duplicate.
+            max_samples: stop condition: end the stream after this many samples (≥ 1).
+            stop_time: stop condition: end the stream after the first sample with t ≥ stop_time
+                [s] (it moves neither the output grid nor a step).
+
+        A stop condition or ``control(pause=True)`` pauses without loss: the stream ends at a
+        frame boundary, ``last_summary.termination`` is ``"PAUSED"`` and its
+        ``next_sample_index`` is where the next ``stream()`` starts.
 
         The generator ends when the stream does; ``last_summary`` then holds its summary. A
         numerical failure ends it with the TetherError (ABORTED with ErrorInfo) after every good
@@ -82,7 +90,7 @@ class Session(SessionBase):
         """
         call = self._client._stream("StreamStates", self._stream_request(
             t_end, output_interval, columns, frame_samples, indefinite, realtime_factor,
-            start_sample_index), self.routing_key)
+            start_sample_index, max_samples, stop_time), self.routing_key)
         with self._lock:
             self._call, self._paused = call, False
         assembler = StreamAssembler()
