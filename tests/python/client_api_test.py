@@ -9,6 +9,7 @@ import asyncio
 import io
 import math
 import sys
+import threading
 import unittest
 
 import grpc
@@ -246,6 +247,38 @@ class ClientApiTest(unittest.TestCase):
             joined = pd.concat([first.df, second.df, rest.df])
             pd.testing.assert_frame_equal(joined, whole_df, check_exact=True)
 
+    def test_session_viewers_see_the_drivers_samples(self):
+        """A viewer on its own client (as a dashboard's would be) gets the driver's samples from
+        where it starts, replayed from the history, and ends at its stop condition (PAUSED) or
+        when the session is deleted (SESSION_DELETED)."""
+        session = self.client.session("pendulum", t_end=2, output_interval=0.01)
+        driven = session.run()
+        self.assertEqual(len(driven.df), 201)
+        with tether.Client(SERVER.address) as other:
+            watcher = other.get_session(session.name)
+            frames = list(watcher.view(start_sample_index=0, max_samples=150, frame_samples=7))
+            self.assertEqual(watcher.last_view_summary.termination, "PAUSED")
+            viewed = pd.concat([f.df for f in frames])
+            pd.testing.assert_frame_equal(viewed, driven.df.iloc[:150], check_exact=True)
+
+            # Caught up, a viewer waits for more; deleting the session ends it.
+            seen, caught_up = [], threading.Event()
+
+            def view():
+                for frame in watcher.view(start_sample_index=100):
+                    seen.extend(frame.sample_indices)
+                    if seen[-1] == 200:
+                        caught_up.set()
+
+            viewer = threading.Thread(target=view)
+            viewer.start()
+            self.assertTrue(caught_up.wait(20))
+            session.delete()
+            viewer.join(20)
+            self.assertFalse(viewer.is_alive())
+            self.assertEqual(seen, list(range(100, 201)))
+            self.assertEqual(watcher.last_view_summary.termination, "SESSION_DELETED")
+
     def test_session_bad_option_names_the_field(self):
         with self.assertRaises(tether.TetherError) as raised:
             self.client.session("pendulum", rtol=-1)
@@ -292,6 +325,10 @@ class ClientApiTest(unittest.TestCase):
                     self.assertEqual(indices, list(range(37)))
                     self.assertEqual(session.last_summary.termination, "PAUSED")
                     self.assertEqual(session.last_summary.next_sample_index, 37)
+                    viewed = [f async for f in session.view(start_sample_index=30, max_samples=7)]
+                    self.assertEqual(list(np.concatenate([f.sample_indices for f in viewed])),
+                                     list(range(30, 37)))
+                    self.assertEqual(session.last_view_summary.termination, "PAUSED")
 
                     # A change while it streams, then the server-side pause: nothing lost.
                     updated, sent = [], False

@@ -115,6 +115,9 @@ class SessionBase:
         """The x-tether-session value of this session's calls (a fork keeps its parent's)."""
         self.last_summary = None
         """The summary of the last stream that sent one."""
+        self.last_view_summary = None
+        """The summary of the last ``view()`` that ended with one (its own stop condition, or
+        ``"SESSION_DELETED"``)."""
         self.columns: tuple = ()
         """The columns of the last stream (its header)."""
         self.replica = ""
@@ -140,6 +143,16 @@ class SessionBase:
     def __repr__(self) -> str:
         return (f"tether.{type(self).__name__}({self.name!r}, state={self.info.state!r}, "
                 f"t={self.info.t})")
+
+    def _view_request(self, start_sample_index, columns, frame_samples, max_samples,
+                      stop_time):
+        """The StreamStatesRequest of ``view()``: view_only; the horizon is the driver's."""
+        request = _requests.stream_request(
+            self.name, t_end=None, output_interval=None, columns=columns,
+            frame_samples=frame_samples, indefinite=False, realtime_factor=0.0,
+            start_sample_index=start_sample_index, max_samples=max_samples, stop_time=stop_time)
+        request.view_only = True
+        return request
 
     def _stream_request(self, t_end, output_interval, columns, frame_samples, indefinite,
                         realtime_factor, start_sample_index, max_samples, stop_time):

@@ -223,7 +223,7 @@ class AsyncSession(SessionBase):
             t_end, output_interval, columns, frame_samples, indefinite, realtime_factor,
             start_sample_index, max_samples, stop_time), self.routing_key)
         self._call, self._paused = call, False
-        assembler = StreamAssembler()
+        assembler = StreamAssembler(keep_frames=False)
         try:
             async for chunk in call:
                 frame = assembler.consume(chunk)
@@ -243,6 +243,26 @@ class AsyncSession(SessionBase):
                 raise
         finally:
             self._call = None
+            call.cancel()
+
+    async def view(self, *, start_sample_index: Optional[int] = None,
+                   columns: Optional[Iterable[str]] = None, frame_samples: int = 0,
+                   max_samples: Optional[int] = None,
+                   stop_time: Optional[float] = None) -> AsyncIterator[Frame]:
+        """As Session.view, as an async generator."""
+        call = self._client._stream("StreamStates", self._view_request(
+            start_sample_index, columns, frame_samples, max_samples, stop_time), self.routing_key)
+        assembler = StreamAssembler(keep_frames=False)
+        try:
+            async for chunk in call:
+                frame = assembler.consume(chunk)
+                if frame is not None:
+                    yield frame
+                if assembler.summary is not None:
+                    self.last_view_summary = assembler.summary
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+        finally:
             call.cancel()
 
     async def run(self, t_end: Optional[float] = None, **kwargs) -> Result:

@@ -185,12 +185,15 @@ class Result:
 class StreamAssembler:
     """Consumes the StateChunks of one stream: the header's columns, frames, the summary."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_frames: bool = True) -> None:
+        """``keep_frames``: collect the frames for ``result()``; False for a stream whose frames
+        are handed on as they come (an indefinite stream would otherwise grow without bound)."""
         self.columns: Tuple[Column, ...] = ()
         self.header: Optional["pb.StreamHeader"] = None
         self.init_report: Optional[InitReport] = None
         self.frames: List[Frame] = []
         self.summary: Optional[Summary] = None
+        self._keep_frames = keep_frames
 
     def consume(self, chunk: "pb.StateChunk") -> Optional[Frame]:
         """Takes one chunk; returns the decoded Frame for a frame chunk, else None."""
@@ -202,7 +205,8 @@ class StreamAssembler:
             return None
         if kind == "frame":
             frame = Frame.from_proto(chunk.frame, self.columns)
-            self.frames.append(frame)
+            if self._keep_frames:
+                self.frames.append(frame)
             return frame
         if kind == "summary":
             self.summary = Summary.from_proto(chunk.summary)

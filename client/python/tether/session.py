@@ -93,7 +93,7 @@ class Session(SessionBase):
             start_sample_index, max_samples, stop_time), self.routing_key)
         with self._lock:
             self._call, self._paused = call, False
-        assembler = StreamAssembler()
+        assembler = StreamAssembler(keep_frames=False)
         try:
             for chunk in call:
                 frame = assembler.consume(chunk)
@@ -111,6 +111,35 @@ class Session(SessionBase):
         finally:
             with self._lock:
                 self._call = None
+            call.cancel()  # a no-op after the end; stops the call if the caller left the loop
+
+    def view(self, *, start_sample_index: Optional[int] = None,
+             columns: Optional[Iterable[str]] = None, frame_samples: int = 0,
+             max_samples: Optional[int] = None,
+             stop_time: Optional[float] = None) -> Iterator[Frame]:
+        """Follows the session read-only (StreamStates with ``view_only``): yields the
+        frames its driving stream computes (by this or any other client), from
+        ``start_sample_index`` (replayed from the server's history; default: the session's current
+        end), and waits for more while none come. It never advances the session, and the driver
+        never waits for it: a viewer that falls behind the history gets a ``samples_lost`` event
+        naming the lost range and continues at the oldest retained sample.
+
+        It ends when the loop leaves it, at a stop condition (``max_samples``, ``stop_time`` [s])
+        or when the session is deleted; ``last_view_summary`` then says which (``"PAUSED"``,
+        ``"SESSION_DELETED"``). ``columns`` and ``frame_samples`` are as for ``stream()``."""
+        call = self._client._stream("StreamStates", self._view_request(
+            start_sample_index, columns, frame_samples, max_samples, stop_time), self.routing_key)
+        assembler = StreamAssembler(keep_frames=False)
+        try:
+            for chunk in call:
+                frame = assembler.consume(chunk)
+                if frame is not None:
+                    yield frame
+                if assembler.summary is not None:
+                    self.last_view_summary = assembler.summary
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+        finally:
             call.cancel()  # a no-op after the end; stops the call if the caller left the loop
 
     def run(self, t_end: Optional[float] = None, **kwargs) -> Result:
