@@ -34,10 +34,13 @@ RUN scripts/test && rm -rf build
 FROM ${DEBIAN_IMAGE} AS runtime
 # The shared libraries tether-server and tether load (tests/deploy/check_deploy.py compares
 # this list with `ldd` of the built binaries): gRPC 1.51 with its reflection and error-details
-# libraries, protobuf 3.21, and the C++ runtime.
+# libraries, protobuf 3.21, libmicrohttpd (the HTTP listener) with the GnuTLS libraries it
+# loads, and the C++ runtime.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libre2-9 libc-ares2 libssl3 \
+      libmicrohttpd12 libgnutls30 libp11-kit0 libidn2-0 libunistring2 libtasn1-6 libnettle8 \
+      libhogweed6 libgmp10 libffi8 \
       zlib1g libstdc++6 libgcc-s1 \
  && rm -rf /var/lib/apt/lists/*
 # A system user without login shell or home; uid/gid 10001 as deploy/k8s/deployment.yaml's

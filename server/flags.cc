@@ -108,6 +108,14 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
   app->add_option("--metrics-listen", c.metrics_listen,
                   "host:port of a plaintext HTTP port serving Prometheus metrics at /metrics")
       ->envname("TETHER_METRICS_LISTEN");
+  app->add_option("--http-listen", c.http_listen,
+                  "host:port of the HTTP/1.1 listener: JSON calls and server-sent-event streams "
+                  "(routes: GET /v1/models, POST /v1/sessions, GET /v1/sessions/ID:stream, ...)")
+      ->envname("TETHER_HTTP_LISTEN");
+  app->add_option("--http-cors-origin", c.http_cors_origins,
+                  "origin (https://host:port) whose pages may call --http-listen (CORS); "
+                  "repeatable, '*' = any; none by default")
+      ->envname("TETHER_HTTP_CORS_ORIGINS")->delimiter(',');
   app->add_option("--token-file", c.token_file,
                   "file of bearer tokens, one line TENANT:SALT:HASH each (`tether-server "
                   "hash-token` writes one); every call then needs a token, and each tenant sees "

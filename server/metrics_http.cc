@@ -1,13 +1,12 @@
 #include "metrics_http.h"
 
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
+
+#include "tcp_listener.h"
 
 namespace tether::server {
 namespace {
@@ -36,43 +35,10 @@ std::string Response(std::string_view status, std::string_view content_type,
 std::unique_ptr<MetricsHttp> MetricsHttp::Start(const std::string& listen,
                                                 std::function<std::string()> render,
                                                 std::string* error) {
-  const std::size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) {
-    *error = "metrics_listen '" + listen + "': expected host:port";
-    return nullptr;
-  }
-  std::string host = listen.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  const std::string port = listen.substr(colon + 1);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
-  addrinfo* found = nullptr;
-  if (::getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &found) != 0 ||
-      found == nullptr) {
-    *error = "metrics_listen '" + listen + "': cannot resolve the address";
-    return nullptr;
-  }
   std::unique_ptr<MetricsHttp> http(new MetricsHttp());
   http->render_ = std::move(render);
-  http->socket_ = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  const int on = 1;
-  ::setsockopt(http->socket_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  const bool bound = http->socket_ >= 0 &&
-                     ::bind(http->socket_, found->ai_addr, found->ai_addrlen) == 0 &&
-                     ::listen(http->socket_, 16) == 0;
-  ::freeaddrinfo(found);
-  if (!bound) {
-    *error = "could not listen on metrics_listen '" + listen + "': " + std::strerror(errno);
-    return nullptr;
-  }
-  sockaddr_storage address{};
-  socklen_t length = sizeof address;
-  ::getsockname(http->socket_, reinterpret_cast<sockaddr*>(&address), &length);
-  http->port_ = ntohs(address.ss_family == AF_INET6
-                          ? reinterpret_cast<sockaddr_in6*>(&address)->sin6_port
-                          : reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+  http->socket_ = OpenListener(listen, "metrics_listen", 16, &http->port_, error);
+  if (http->socket_ < 0) return nullptr;
   http->thread_ = std::thread([raw = http.get()] { raw->Serve(); });
   return http;
 }

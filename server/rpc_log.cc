@@ -71,6 +71,12 @@ RpcLog::RpcLog(bool enabled, LogLevel min_level, Metrics* metrics, bool streamin
   if (metrics_ != nullptr) metrics_->Started(method_, streaming_);
 }
 
+void RpcLog::set_http_call(std::string peer, std::string_view traceparent) {
+  peer_ = std::move(peer);
+  http_ = true;
+  if (!traceparent.empty()) trace_ = ParseTraceparent(traceparent);
+}
+
 void RpcLog::set_call(const grpc::CallbackServerContext& context) {
   peer_ = context.peer();
   const auto& metadata = context.client_metadata();
@@ -99,6 +105,7 @@ grpc::Status RpcLog::Finish(const grpc::Status& status) {
                          {"message", status.error_message()},
                          {"duration_ms", elapsed.count()}};
   if (!peer_.empty()) line["peer"] = peer_;
+  if (http_) line["transport"] = "http";
   if (!tenant_.empty()) line["tenant"] = tenant_;
   if (!model_.empty()) line["model"] = model_;
   if (stream_) {

@@ -3,7 +3,8 @@
 //    StreamStates","peer":"ipv4:127.0.0.1:50312","tenant":"team-a","session":"sessions/s-1a2b",
 //    "model":"pendulum","code":"OK","message":"","duration_ms":1.52,"samples":1001,
 //    "termination":"TERMINATION_REACHED_END","trace_id":"4bf9…","span_id":"00f0…"}
-// tenant (never a token), session, model, samples, termination and the trace appear when known;
+// tenant (never a token), session, model, samples, termination and the trace appear when known,
+// and "transport":"http" for a call of the HTTP/JSON listener (counted in the same metrics);
 // the level follows the code (LogLevel in tether/server/server.h).
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <grpcpp/server_context.h>
 #include <grpcpp/support/status.h>
@@ -31,6 +33,8 @@ class RpcLog {
          std::string session = {});
   // The caller's address and its W3C traceparent, from the call's context.
   void set_call(const grpc::CallbackServerContext& context);
+  // The same for an HTTP request: its peer ("ipv4:127.0.0.1:50312") and `traceparent` header.
+  void set_http_call(std::string peer, std::string_view traceparent);
   void set_session(std::string session) { session_ = std::move(session); }
   // The caller's tenant (never its token); "" without tenants, then not logged.
   void set_tenant(std::string tenant) { tenant_ = std::move(tenant); }
@@ -51,6 +55,7 @@ class RpcLog {
   bool finished_ = false;
   std::string method_;
   std::string peer_;
+  bool http_ = false;  // the call came over the HTTP/JSON listener
   std::string session_;
   std::string tenant_;
   std::string model_;

@@ -20,6 +20,7 @@
 
 #include "errors.h"
 #include "rpc_log.h"
+#include "http_server.h"
 #include "metrics_http.h"
 #include "service.h"
 #include "tether/version.h"
@@ -82,6 +83,8 @@ nlohmann::json ConfigToJson(const ServerConfig& c) {
   return {{"listen", c.listen},
           {"health_listen", c.health_listen},
           {"metrics_listen", c.metrics_listen},
+          {"http_listen", c.http_listen},
+          {"http_cors_origins", c.http_cors_origins},
           {"models_dir", c.models_dir},
           {"max_sessions", c.max_sessions},
           {"max_streams", c.max_streams},
@@ -163,6 +166,12 @@ bool ServerConfig::IsValid(std::string* why) const {
                "used with TLS (tls_cert_file, tls_key_file): bearer tokens would cross the "
                "network in the clear; set allow_insecure_tokens for loopback development",
                why) &&
+         Check(token_file.empty() || http_listen.empty() || allow_insecure_tokens, "token_file",
+               "'" + token_file + "' with http_listen '" + http_listen + "'",
+               "used with allow_insecure_tokens: the HTTP listener speaks plaintext only, so "
+               "bearer tokens would cross the network in the clear (loopback, or a TLS proxy in "
+               "front such as deploy/envoy.yaml)",
+               why) &&
          Check(tenant_max_sessions >= 1, "tenant_max_sessions",
                std::to_string(tenant_max_sessions), ">= 1", why) &&
          Check(tenant_max_registered_models >= 1, "tenant_max_registered_models",
@@ -213,6 +222,8 @@ struct Server::Impl {
   std::unique_ptr<grpc::Server> health_server;  // config.health_listen: health only, plaintext
   int health_port = 0;
   std::unique_ptr<MetricsHttp> metrics_http;  // config.metrics_listen
+  std::unique_ptr<HttpServer> http;           // config.http_listen
+  SessionService http_core{&state};           // what `http` calls
 
   // The exposition text of one scrape: counters plus the gauges read now.
   std::string RenderMetrics() {
@@ -348,6 +359,14 @@ std::unique_ptr<Server> Server::Start(const ServerConfig& config, std::string* e
       return nullptr;
     }
   }
+  if (!config.http_listen.empty()) {
+    impl->http = HttpServer::Start(&impl->http_core, error);
+    if (impl->http == nullptr) {
+      impl->server->Shutdown();
+      if (impl->health_server != nullptr) impl->health_server->Shutdown();
+      return nullptr;
+    }
+  }
   impl->SetServing(true);
   impl->janitor = std::thread([raw = impl.get()] { raw->Janitor(); });
   return std::unique_ptr<Server>(new Server(std::move(impl)));
@@ -360,6 +379,8 @@ std::shared_ptr<grpc::Channel> Server::InProcessChannel() {
 int Server::port() const { return impl_->port; }
 
 int Server::health_port() const { return impl_->health_port; }
+
+int Server::http_port() const { return impl_->http == nullptr ? 0 : impl_->http->port(); }
 
 int Server::metrics_port() const {
   return impl_->metrics_http == nullptr ? 0 : impl_->metrics_http->port();
@@ -377,7 +398,7 @@ void Server::Shutdown(std::chrono::milliseconds grace) {
   if (!impl_->WaitForStreams(now + grace)) {
     {
       std::lock_guard lock(impl_->state.streams_mutex);
-      for (StateStream* stream : impl_->state.streams) stream->Abort();
+      for (StreamDriver* stream : impl_->state.streams) stream->Abort();
     }
     impl_->WaitForStreams(std::chrono::steady_clock::now() + kAbortWait);
   }
@@ -386,6 +407,12 @@ void Server::Shutdown(std::chrono::milliseconds grace) {
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
   if (impl_->health_server != nullptr) {
     impl_->health_server->Shutdown(std::chrono::system_clock::now());
+  }
+  if (impl_->http != nullptr) {
+    // Closes the HTTP connections left (a stream whose client does not read), then lets their
+    // streams end on the pool, which still runs.
+    impl_->http->Stop();
+    impl_->WaitForStreams(std::chrono::steady_clock::now() + kAbortWait);
   }
   impl_->state.pool.Stop();
   {
@@ -443,6 +470,7 @@ int RunServer(const ServerConfig& config) {
                             {"config", ConfigToJson(config)}};
   if (!config.health_listen.empty()) serving["health_port"] = server->health_port();
   if (!config.metrics_listen.empty()) serving["metrics_port"] = server->metrics_port();
+  if (!config.http_listen.empty()) serving["http_port"] = server->http_port();
   // The port line is written whatever the level: tests and scripts read the port from it.
   std::fprintf(stderr, "%s\n", serving.dump(-1, ' ', false,
                                             nlohmann::json::error_handler_t::replace).c_str());

@@ -1,106 +1,36 @@
-// The server-streaming reactor of StreamStates and Simulate.
-//
-// Flow control: exactly one unit of work exists per stream at any time — either a task on the
-// worker pool (computing the next frame, or waiting for its real-time due time) or one write
-// in flight. OnWriteDone hands the next frame's computation back to the pool, so a reader that
-// does not read stalls only its own stream, and the server holds at most one frame for it.
-// OnCancel only raises a flag; the holder of the unit of work sees it within one frame (within
-// one step for a one-shot run, whose source polls the flag) and finishes the call.
-// A source with nothing to send yet (a view-only stream caught up with its driver) parks the
-// stream instead of holding the unit of work: RunSource::WaitForMore registers a wake-up, and
-// the first wake-up (from the source, OnCancel or Abort) posts the next computation, once.
+// The gRPC face of a state stream: the server-streaming write reactor of StreamStates and
+// Simulate over a StreamDriver (stream_driver.h has the flow control). A chunk is written with
+// StartWrite; OnWriteDone reports it accepted, OnCancel a client gone, OnDone the call's end.
 #pragma once
 
-#include <atomic>
-#include <chrono>
-#include <cstddef>
-#include <cstdint>
 #include <functional>
 #include <memory>
 
 #include <grpcpp/support/server_callback.h>
 
-#include "rpc_log.h"
-#include "run_source.h"
-#include "worker_pool.h"
+#include "stream_driver.h"
 
 namespace tether::server {
 
-// Server-wide counters a stream reports to.
-struct StreamCounters {
-  std::atomic<std::size_t> frames_buffered{0};    // computed, not yet written (all streams)
-  std::atomic<std::size_t> max_frames_buffered{0};  // high-water mark of one stream
-};
-
-class StateStream final : public grpc::ServerWriteReactor<v1::StateChunk> {
+class StateStream final : public grpc::ServerWriteReactor<v1::StateChunk>, public StreamDriver {
  public:
-  struct Settings {
-    std::size_t frame_samples = 256;  // samples per frame, ≥ 1
-    double realtime_factor = 0.0;     // simulated s per wall-clock s; 0 = unpaced
-  };
-
-  // `on_done` runs once when the call is over, just before the reactor deletes itself.
+  // Deletes itself when gRPC is done with the call.
   StateStream(WorkerPool* pool, StreamCounters* counters, std::unique_ptr<RunSource> source,
-              Settings settings, RpcLog log, std::function<void(StateStream*)> on_done);
+              Settings settings, RpcLog log, std::function<void(StreamDriver*)> on_done)
+      : StreamDriver(pool, counters, std::move(source), settings, std::move(log),
+                     std::move(on_done)) {}
 
-  // Schedules the first frame. Call once, right after construction.
-  void Begin();
-  // Server shutdown: the stream ends at the next frame boundary with UNAVAILABLE.
-  void Abort() {
-    aborted_.store(true);
-    Wake();
+  void OnWriteDone(bool ok) override { Written(ok); }
+  void OnCancel() override { Cancelled(); }
+  void OnDone() override {
+    Release();
+    delete this;
   }
-
-  void OnWriteDone(bool ok) override;
-  void OnCancel() override {
-    cancelled_.store(true);
-    Wake();
-  }
-  void OnDone() override;
 
  private:
-  enum class Phase { kHeader, kFrames, kSummary, kFinished };
-
-  void Compute();  // on the pool
-  void WriteFrameWhenDue();
-  void WriteSummary();
-  void ReleaseFrame();  // the frame's write completed or was abandoned
-  // Nothing to send now: waits for the source's wake-up (or a cancel) without a thread.
-  void Park();
-  // Ends a Park: posts the next computation if the stream is parked.
-  void Wake();
-  // Ends the call: releases the source, then Finish(status).
-  void End(const simulate::Status& end, const grpc::Status& status);
-  // True if cancelled or aborted; then the call has been ended.
-  bool StopRequested();
-
-  WorkerPool* pool_;
-  StreamCounters* counters_;
-  std::unique_ptr<RunSource> source_;
-  Settings settings_;
-  RpcLog log_;
-  std::function<void(StateStream*)> on_done_;
-
-  std::atomic<bool> cancelled_{false};
-  std::atomic<bool> aborted_{false};
-  // Parking (Park/Wake): kParked once the stream waits for a wake-up (then the unit of work is
-  // that wake-up), kWoken once one came; whoever sees the other's bit already set posts the
-  // next computation, so exactly one does. Compute clears both.
-  static constexpr int kParked = 1;
-  static constexpr int kWoken = 2;
-  std::atomic<int> park_state_{0};
-  Phase phase_ = Phase::kHeader;
-  bool begun_ = false;          // source_->Begin succeeded (End must be called)
-  bool frame_in_flight_ = false;
-  std::size_t frames_held_ = 0;  // computed and not yet written: 0 or 1
-  std::uint64_t samples_delivered_ = 0;  // in frames whose write completed, for the log line
-  std::uint64_t frames_delivered_ = 0;
-  simulate::Status end_;        // set when the source reported its end
-  bool ended_ = false;
-  grpc::Status final_status_;
-  v1::StateChunk chunk_;        // the one message being written
-  double t_start_ = 0.0;        // simulated time at the stream's start, for pacing
-  std::chrono::steady_clock::time_point wall_start_;
+  // The first write goes without buffer_hint (grpc issues 34231, 12975); no write uses one.
+  void Send(const v1::StateChunk* chunk) override { StartWrite(chunk); }
+  void Close(const grpc::Status& status) override { Finish(status); }
 };
 
 }  // namespace tether::server

@@ -13,6 +13,10 @@ std::vector<Library> Libraries() {
 #ifdef TETHER_BENCH_WITH_HTTPLIB
       {"cpp-httplib", "libcpp-httplib-dev", "thread per connection", &ServeHttplib, false},
 #endif
+#ifdef TETHER_BENCH_WITH_TETHER
+      {"tether-server", "libmicrohttpd-dev", "POST /v1:simulate, pendulum runs", &ServeTether,
+       true, TetherSimulateRequest(256), 20},
+#endif
   };
 }
 

@@ -116,8 +116,9 @@ double ProcessCpu(pid_t pid) {
          static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-// Opens a TCP connection to 127.0.0.1:port and sends an SSE request; -1 on failure.
-int OpenStream(int port) {
+// Opens a TCP connection to 127.0.0.1:port and sends `request` (empty: the GET of the
+// libraries' endless stream); -1 on failure.
+int OpenStream(int port, const std::string& custom = {}) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
   timeval timeout{5, 0};  // bounds connect and send on a server that stopped accepting
@@ -126,9 +127,10 @@ int OpenStream(int port) {
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  static const std::string request =
+  static const std::string endless =
       "GET /v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
       "Cache-Control: no-cache\r\n\r\n";
+  const std::string& request = custom.empty() ? endless : custom;
   if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
       send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
           static_cast<ssize_t>(request.size())) {
@@ -264,7 +266,8 @@ struct Level {
 // Opens `count` streams at once and reads `events` events on each; a stream that has its
 // events stops being read (the server stalls on it) but stays open until all have theirs or
 // `deadline_seconds` passed.
-Level RunLevel(const ServerProcess& server, int count, long events, double deadline_seconds) {
+Level RunLevel(const ServerProcess& server, int count, long events, double deadline_seconds,
+               const std::string& request = {}) {
   Level level;
   level.streams = count;
   level.rss_before_kib = StatusField(server.pid, "VmRSS");
@@ -279,7 +282,7 @@ Level RunLevel(const ServerProcess& server, int count, long events, double deadl
   std::vector<double> first_event(streams, -1.0);
   int active = 0;
   for (size_t i = 0; i < streams; ++i) {
-    fds[i] = OpenStream(server.port);
+    fds[i] = OpenStream(server.port, request);
     if (fds[i] < 0) {
       readers[i].Fail("connect or send failed");
       continue;
@@ -361,9 +364,10 @@ struct SlowClient {
 
 // One client sends its request and never reads for `seconds`; meanwhile a second client reads
 // `events` events. A library that buffers instead of stalling grows by an event per write.
-SlowClient RunSlowClient(const ServerProcess& server, double seconds, long events) {
+SlowClient RunSlowClient(const ServerProcess& server, double seconds, long events,
+                         const std::string& request = {}) {
   SlowClient result;
-  const int slow = OpenStream(server.port);
+  const int slow = OpenStream(server.port, request);
   if (slow < 0) {
     result.error = "the slow client could not connect";
     return result;
@@ -372,7 +376,7 @@ SlowClient RunSlowClient(const ServerProcess& server, double seconds, long event
   result.rss_start_kib = StatusField(server.pid, "VmRSS");
   const double cpu0 = ProcessCpu(server.pid);
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  const Level other = RunLevel(server, 1, events, 10.0);
+  const Level other = RunLevel(server, 1, events, 10.0, request);
   result.rss_end_kib = StatusField(server.pid, "VmRSS");
   result.server_cpu_seconds = ProcessCpu(server.pid) - cpu0;
   result.other_stream_held = other.held == 1;
@@ -424,13 +428,15 @@ int Run(int argc, char** argv) {
   nlohmann::ordered_json slow_rows = nlohmann::ordered_json::array();
   int code = 0;
   for (const Library& library : Libraries()) {
+    const long library_events =
+        library.events == 0 || arguments.quick ? events : library.events;
     for (int n : levels) {
       ServerProcess server;
       if (!StartServer(library, setup, &server, &why)) {
         std::fprintf(stderr, "http_sse: %s\n", why.c_str());
         return 1;
       }
-      const Level level = RunLevel(server, n, events, deadline);
+      const Level level = RunLevel(server, n, library_events, deadline, library.request);
       StopServer(&server);
       const double mb_per_second = level.events_per_second * static_cast<double>(event_bytes) / 1e6;
       table.AddRow({library.name, std::to_string(n),
@@ -442,7 +448,7 @@ int Run(int argc, char** argv) {
                     Format(level.client_cpu_seconds), Format(1e3 * level.first_event_p99_seconds)});
       rows.push_back({{"library", library.name}, {"package", library.package},
                       {"model", library.model}, {"streams", n}, {"held", level.held},
-                      {"error", level.first_error}, {"events_per_stream", events},
+                      {"error", level.first_error}, {"events_per_stream", library_events},
                       {"event_bytes", event_bytes}, {"wall_seconds", level.wall_seconds},
                       {"events_per_second", level.events_per_second},
                       {"megabytes_per_second", mb_per_second},
@@ -468,7 +474,7 @@ int Run(int argc, char** argv) {
       std::fprintf(stderr, "http_sse: %s\n", why.c_str());
       return 1;
     }
-    const SlowClient slow = RunSlowClient(server, slow_seconds, events);
+    const SlowClient slow = RunSlowClient(server, slow_seconds, library_events, library.request);
     StopServer(&server);
     const long growth = slow.rss_end_kib - slow.rss_start_kib;
     slow_table.AddRow({library.name, Mib(slow.rss_start_kib), std::to_string(growth),

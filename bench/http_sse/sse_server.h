@@ -37,13 +37,23 @@ struct Library {
   const char* package;  // the Debian 12 package that provides it
   const char* model;    // how it serves connections, for the report
   ServeFunction serve;
-  bool chosen;          // the library tether's HTTP listener uses (README.md)
+  bool chosen;          // the library tether's HTTP listener uses (README.md), or that listener:
+                        // it must hold every stream and stay bounded with a slow client
+  // The request each stream sends; empty = GET of the endless event stream above.
+  std::string request = {};
+  // Events each stream reads; 0 = the benchmark's default. tether's rows read fewer: every
+  // event there is 256 simulated samples, computed on the server's 2 worker threads.
+  long events = 0;
 };
 
 // One per library, each in its own file, compiled only when its package is installed.
 bool ServeBeast(const ServerSetup& setup, std::string* why);
 bool ServeMicrohttpd(const ServerSetup& setup, std::string* why);
 bool ServeHttplib(const ServerSetup& setup, std::string* why);
+// tether's own listener over a real server (tether_server.cc): one-shot pendulum runs.
+bool ServeTether(const ServerSetup& setup, std::string* why);
+// The POST /v1:simulate request of ServeTether's streams.
+std::string TetherSimulateRequest(int samples_per_frame);
 
 // The libraries this build has (each is built only when its package is installed).
 std::vector<Library> Libraries();

@@ -699,6 +699,7 @@ def check_envoy(source_dir):
     http_filters = manager.get("http_filters", [])
     problems.check(http_filters and http_filters[-1].get("name") == "envoy.filters.http.router",
                    "envoy.yaml: the last http filter must be envoy.filters.http.router")
+    check_envoy_grpc_web(manager, listener, problems)
 
     routes = [r for vh in manager["route_config"]["virtual_hosts"] for r in vh.get("routes", [])]
     hashed = [i for i, r in enumerate(routes) if r.get("route", {}).get("hash_policy")]
@@ -761,6 +762,45 @@ def check_envoy(source_dir):
     readme = read(os.path.join(source_dir, "deploy/README.md"))
     problems.check(SESSION_HEADER in readme, f"deploy/README.md does not document {SESSION_HEADER}")
     return problems.finish("envoy")
+
+
+def check_envoy_grpc_web(manager, listener, problems):
+    """gRPC-web for browsers: the grpc_web and cors filters before the router, a codec and ALPN
+    that accept HTTP/1.1, and a CORS policy with an explicit origin allow-list that lets pages
+    read the gRPC status headers."""
+    names = [f.get("name") for f in manager.get("http_filters", [])]
+    for name, kind in (("envoy.filters.http.grpc_web", "grpc_web.v3.GrpcWeb"),
+                       ("envoy.filters.http.cors", "cors.v3.Cors")):
+        found = next((f for f in manager.get("http_filters", []) if f.get("name") == name), None)
+        if not problems.check(found is not None, f"envoy.yaml: no {name} filter"):
+            continue
+        problems.check(found.get("typed_config", {}).get("@type", "").endswith(kind),
+                       f"envoy.yaml: {name} typed_config is not {kind}")
+        problems.check(names.index(name) < len(names) - 1 and names[-1] == "envoy.filters.http.router",
+                       f"envoy.yaml: {name} must come before the router")
+    problems.check(manager.get("codec_type") == "AUTO",
+                   "envoy.yaml: gRPC-web needs codec_type AUTO (browsers may use HTTP/1.1)")
+    alpn = [p for chain in listener.get("filter_chains", [])
+            for p in chain.get("transport_socket", {}).get("typed_config", {})
+                          .get("common_tls_context", {}).get("alpn_protocols", [])]
+    problems.check("h2" in alpn and "http/1.1" in alpn,
+                   f"envoy.yaml: the listener's ALPN {alpn} must offer h2 and http/1.1")
+    policies = [vh.get("typed_per_filter_config", {}).get("envoy.filters.http.cors")
+                for vh in manager["route_config"]["virtual_hosts"]]
+    for policy in policies:
+        if not problems.check(policy is not None and policy.get("@type", "").endswith(
+                "cors.v3.CorsPolicy"), "envoy.yaml: a virtual host without a CorsPolicy"):
+            continue
+        origins = policy.get("allow_origin_string_match", [])
+        problems.check(origins and all(o.get("exact", "").startswith("https://") for o in origins),
+                       f"envoy.yaml: CORS origins {origins} must be an allow-list of exact https "
+                       "origins")
+        exposed = [h.strip() for h in policy.get("expose_headers", "").split(",")]
+        problems.check({"grpc-status", "grpc-message"} <= set(exposed),
+                       "envoy.yaml: CORS must expose grpc-status and grpc-message to pages")
+        allowed = [h.strip() for h in policy.get("allow_headers", "").split(",")]
+        problems.check({"x-grpc-web", "authorization", "content-type"} <= set(allowed),
+                       "envoy.yaml: CORS must allow x-grpc-web, authorization and content-type")
 
 
 def tls_context(holder, kind):

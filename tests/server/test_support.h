@@ -69,6 +69,22 @@ struct Collected {
   grpc::Status status;
 };
 
+// Appends a frame's samples, residuals and events.
+inline void AppendFrame(const v1::Frame& f, Collected* out) {
+  for (int i = 0; i < f.t_size(); ++i) {
+    out->index.push_back(f.first_sample_index() + static_cast<std::uint64_t>(i));
+  }
+  out->t.insert(out->t.end(), f.t().begin(), f.t().end());
+  out->values.insert(out->values.end(), f.values().begin(), f.values().end());
+  out->residual_position.insert(out->residual_position.end(), f.residual_position().begin(),
+                                f.residual_position().end());
+  out->residual_velocity.insert(out->residual_velocity.end(), f.residual_velocity().begin(),
+                                f.residual_velocity().end());
+  out->residual_inequality.insert(out->residual_inequality.end(), f.residual_inequality().begin(),
+                                  f.residual_inequality().end());
+  out->events.insert(out->events.end(), f.events().begin(), f.events().end());
+}
+
 // Reads a stream to its end, or until `max_samples` samples arrived; then cancels it.
 inline Collected Collect(grpc::ClientContext* context,
                          grpc::ClientReader<v1::StateChunk>* reader,
@@ -83,17 +99,7 @@ inline Collected Collect(grpc::ClientContext* context,
       out.summary = chunk.summary();
     }
     if (!chunk.has_frame()) continue;
-    const v1::Frame& f = chunk.frame();
-    for (int i = 0; i < f.t_size(); ++i) out.index.push_back(f.first_sample_index() + static_cast<std::uint64_t>(i));
-    out.t.insert(out.t.end(), f.t().begin(), f.t().end());
-    out.values.insert(out.values.end(), f.values().begin(), f.values().end());
-    out.residual_position.insert(out.residual_position.end(), f.residual_position().begin(),
-                                 f.residual_position().end());
-    out.residual_velocity.insert(out.residual_velocity.end(), f.residual_velocity().begin(),
-                                 f.residual_velocity().end());
-    out.residual_inequality.insert(out.residual_inequality.end(), f.residual_inequality().begin(),
-                                   f.residual_inequality().end());
-    out.events.insert(out.events.end(), f.events().begin(), f.events().end());
+    AppendFrame(chunk.frame(), &out);
     if (out.t.size() >= max_samples) {
       context->TryCancel();
       cancelled = true;
@@ -233,6 +239,9 @@ class ServerFixture : public ::testing::Test {
 // name the server does not know).
 int HealthStatus(const std::shared_ptr<grpc::Channel>& channel, const std::string& service = "");
 
+// A TCP connection to 127.0.0.1:port with a 5 s receive timeout (and, when > 0, a receive
+// buffer of `receive_buffer` bytes); -1 if it could not connect.
+int ConnectLoopback(int port, int receive_buffer = 0);
 // Sends `request` (raw HTTP/1.1) to 127.0.0.1:port and returns everything the server answered
 // until it closed the connection (5 s receive timeout); "" if it could not connect.
 std::string HttpExchange(int port, const std::string& request);

@@ -102,6 +102,13 @@ struct ServerConfig {
   // lists nothing else), for probes that speak no TLS (the kubelet's native gRPC probe); empty =
   // none. Follows the main port's status (NOT_SERVING on drain).
   std::string health_listen;
+  // host:port of the HTTP/1.1 listener: the service as JSON calls and server-sent-event streams
+  // (server/http_server.h lists the routes), plaintext, over the same sessions and limits as
+  // gRPC; empty = none. Port 0 picks a free one (Server::http_port).
+  std::string http_listen;
+  // Origins (scheme://host[:port]) whose browser pages may call http_listen (CORS); "*" = any.
+  // Empty = none: a page of another origin cannot read the answers.
+  std::vector<std::string> http_cors_origins;
   // host:port of a plaintext HTTP port serving Prometheus metrics at GET /metrics
   // (server/metrics.h lists them); empty = none. Port 0 picks a free one (Server::metrics_port).
   std::string metrics_listen;
@@ -163,6 +170,8 @@ class Server {
   [[nodiscard]] int health_port() const;
   // The bound port of config.metrics_listen; 0 without one.
   [[nodiscard]] int metrics_port() const;
+  // The bound port of config.http_listen; 0 without one.
+  [[nodiscard]] int http_port() const;
   // Drains: health NOT_SERVING (every HealthServiceNames() name), new sessions and streams
   // refused (UNAVAILABLE), open streams may run on for ≤ grace, then are cancelled
   // (UNAVAILABLE). Idempotent.

@@ -1,4 +1,4 @@
-#include "state_stream.h"
+#include "stream_driver.h"
 
 #include <algorithm>
 #include <utility>
@@ -14,9 +14,9 @@ constexpr std::chrono::milliseconds kPacingSlice{50};
 
 }  // namespace
 
-StateStream::StateStream(WorkerPool* pool, StreamCounters* counters,
+StreamDriver::StreamDriver(WorkerPool* pool, StreamCounters* counters,
                          std::unique_ptr<RunSource> source, Settings settings, RpcLog log,
-                         std::function<void(StateStream*)> on_done)
+                         std::function<void(StreamDriver*)> on_done)
     : pool_(pool),
       counters_(counters),
       source_(std::move(source)),
@@ -24,12 +24,12 @@ StateStream::StateStream(WorkerPool* pool, StreamCounters* counters,
       log_(std::move(log)),
       on_done_(std::move(on_done)) {}
 
-void StateStream::Begin() {
+void StreamDriver::Begin() {
   wall_start_ = std::chrono::steady_clock::now();
   pool_->Post([this] { Compute(); });
 }
 
-bool StateStream::StopRequested() {
+bool StreamDriver::StopRequested() {
   if (cancelled_.load()) {
     simulate::Status end{simulate::Termination::kCancelled, 0.0, "cancelled by the client"};
     End(end, Error(grpc::StatusCode::CANCELLED, "stream cancelled by the client"));
@@ -44,7 +44,7 @@ bool StateStream::StopRequested() {
   return false;
 }
 
-void StateStream::Compute() {
+void StreamDriver::Compute() {
   park_state_.store(0);
   if (StopRequested()) return;
   if (phase_ == Phase::kHeader) {
@@ -58,15 +58,14 @@ void StateStream::Compute() {
     const grpc::Status status = Bounded(source_->Begin(&cancelled_, chunk_.mutable_header()));
     if (!status.ok()) {
       phase_ = Phase::kFinished;
-      Finish(log_.Finish(status));
+      Close(log_.Finish(status));
       return;
     }
     begun_ = true;
     wall_start_ = std::chrono::steady_clock::now();  // pacing starts with the header
     t_start_ = chunk_.header().t_start();
     phase_ = Phase::kFrames;
-    // The first write goes without buffer_hint (grpc issues 34231, 12975); no write uses one.
-    StartWrite(&chunk_);
+    Send(&chunk_);
     return;
   }
   chunk_.Clear();
@@ -94,7 +93,7 @@ void StateStream::Compute() {
   WriteFrameWhenDue();
 }
 
-void StateStream::WriteFrameWhenDue() {
+void StreamDriver::WriteFrameWhenDue() {
   if (settings_.realtime_factor > 0.0) {
     const double t_last = chunk_.frame().t(chunk_.frame().t_size() - 1);
     const auto due = wall_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -111,10 +110,10 @@ void StateStream::WriteFrameWhenDue() {
       return;
     }
   }
-  StartWrite(&chunk_);
+  Send(&chunk_);
 }
 
-void StateStream::Park() {
+void StreamDriver::Park() {
   if (!source_->WaitForMore([this] { Wake(); })) {
     pool_->Post([this] { Compute(); });
     return;
@@ -123,24 +122,24 @@ void StateStream::Park() {
   if ((park_state_.fetch_or(kParked) & kWoken) != 0) pool_->Post([this] { Compute(); });
 }
 
-void StateStream::Wake() {
+void StreamDriver::Wake() {
   if (park_state_.fetch_or(kWoken) == kParked) pool_->Post([this] { Compute(); });
 }
 
-void StateStream::ReleaseFrame() {
+void StreamDriver::ReleaseFrame() {
   --counters_->frames_buffered;
   --frames_held_;
   frame_in_flight_ = false;
 }
 
-void StateStream::WriteSummary() {
+void StreamDriver::WriteSummary() {
   chunk_.Clear();
   final_status_ = Bounded(source_->Summarize(end_, chunk_.mutable_summary()));
   phase_ = Phase::kSummary;
-  StartWrite(&chunk_);
+  Send(&chunk_);
 }
 
-void StateStream::OnWriteDone(bool ok) {
+void StreamDriver::Written(bool ok) {
   if (frame_in_flight_) {
     ReleaseFrame();
     if (ok) {
@@ -166,7 +165,7 @@ void StateStream::OnWriteDone(bool ok) {
   pool_->Post([this] { Compute(); });
 }
 
-void StateStream::End(const simulate::Status& end, const grpc::Status& status) {
+void StreamDriver::End(const simulate::Status& end, const grpc::Status& status) {
   if (phase_ == Phase::kFinished) return;
   // After the summary the source's own termination (TERMINATION_PAUSED) is the one to log.
   const v1::Termination termination =
@@ -181,13 +180,12 @@ void StateStream::End(const simulate::Status& end, const grpc::Status& status) {
     source_->End(end);
   }
   log_.set_stream(std::move(usage));
-  Finish(log_.Finish(status));
+  Close(log_.Finish(status));
 }
 
-void StateStream::OnDone() {
+void StreamDriver::Release() {
   source_.reset();
   if (on_done_) on_done_(this);
-  delete this;
 }
 
 }  // namespace tether::server

@@ -1,0 +1,580 @@
+#include "http_server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "embedded_files.h"
+#include "errors.h"
+#include "http_transcoding.h"
+#include "session_service.h"
+#include "sse_stream.h"
+#include "tcp_listener.h"
+
+namespace tether::server {
+namespace {
+
+// libmicrohttpd's threads, each with its own epoll set (bench/http_sse measured 2).
+constexpr unsigned kHttpThreads = 2;
+// Bytes of one SSE read into the connection's write buffer: one typical frame.
+constexpr std::size_t kSseBlockBytes = 32 * 1024;
+// An idle connection (no byte either way; suspended ones do not count) is closed after this.
+constexpr unsigned kIdleTimeoutSeconds = 120;
+// Connections beyond the stream limit: unary calls and clients between requests.
+constexpr unsigned kSpareConnections = 256;
+// A body larger than this is refused before parsing: a spec of max_spec_bytes inside a JSON
+// string can grow by escaping (quotes and newlines double), plus the request's other fields.
+std::size_t MaxBodyBytes(std::size_t max_spec_bytes) { return 2 * max_spec_bytes + 64 * 1024; }
+
+constexpr std::string_view kJson = "application/json";
+
+// Which call a request is; kNone for an unknown path.
+enum class Target {
+  kNone, kListModels, kGetModel, kRegisterModel, kDeleteModel, kCreateSession, kGetSession,
+  kListSessions, kUpdateSession, kForkSession, kDeleteSession, kControlSession, kStreamStates,
+  kSimulate, kGetServerInfo, kHealth
+};
+
+struct Route {
+  Target target = Target::kNone;
+  std::string id;             // the {model} or {session} of the path
+  std::string allowed;        // the path's methods, for 405
+};
+
+bool IsSegment(std::string_view id) {
+  return !id.empty() && id.find_first_of("/:") == std::string_view::npos;
+}
+
+// The route of `method` `path` (transcoding's templates, see http_server.h).
+Route Match(std::string_view method, std::string_view path) {
+  Route route;
+  auto pick = [&](std::initializer_list<std::pair<std::string_view, Target>> choices) {
+    for (const auto& [m, target] : choices) {
+      if (!route.allowed.empty()) route.allowed += ", ";
+      route.allowed += m;
+      if (method == m) route.target = target;
+    }
+    return route;
+  };
+  if (path == "/healthz") return pick({{"GET", Target::kHealth}});
+  if (path == "/v1/models") return pick({{"GET", Target::kListModels}});
+  if (path == "/v1/models:register") return pick({{"POST", Target::kRegisterModel}});
+  if (path == "/v1/sessions") {
+    return pick({{"GET", Target::kListSessions}, {"POST", Target::kCreateSession}});
+  }
+  if (path == "/v1:simulate") return pick({{"POST", Target::kSimulate}});
+  if (path == "/v1/serverInfo") return pick({{"GET", Target::kGetServerInfo}});
+  constexpr std::string_view kModels = "/v1/models/";
+  constexpr std::string_view kSessions = "/v1/sessions/";
+  if (path.starts_with(kModels) && IsSegment(path.substr(kModels.size()))) {
+    route.id = std::string(path.substr(kModels.size()));
+    return pick({{"GET", Target::kGetModel}, {"DELETE", Target::kDeleteModel}});
+  }
+  if (path.starts_with(kSessions)) {
+    std::string_view rest = path.substr(kSessions.size());
+    const std::size_t colon = rest.find(':');
+    const std::string_view verb = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
+    rest = rest.substr(0, colon);
+    if (!IsSegment(rest)) return route;
+    route.id = std::string(rest);
+    if (colon == std::string_view::npos) {
+      return pick({{"GET", Target::kGetSession},
+                   {"PATCH", Target::kUpdateSession},
+                   {"DELETE", Target::kDeleteSession}});
+    }
+    if (verb == "fork") return pick({{"POST", Target::kForkSession}});
+    if (verb == "control") return pick({{"POST", Target::kControlSession}});
+    if (verb == "stream") return pick({{"GET", Target::kStreamStates}});
+  }
+  return route;
+}
+
+// libmicrohttpd's per-request state: the body as it arrives, then the answer of a call that
+// ran on the pool.
+struct Call {
+  std::string body;
+  bool too_large = false;
+  bool started = false;
+  bool answered = false;  // set by the pool before it resumes the connection
+  unsigned status = 200;
+  std::string json;
+};
+
+std::optional<std::string_view> Header(MHD_Connection* connection, const char* name) {
+  const char* value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+  if (value == nullptr) return std::nullopt;
+  return std::string_view(value);
+}
+
+std::vector<std::pair<std::string, std::string>> QueryParameters(MHD_Connection* connection) {
+  std::vector<std::pair<std::string, std::string>> out;
+  MHD_get_connection_values(
+      connection, MHD_GET_ARGUMENT_KIND,
+      [](void* cls, MHD_ValueKind, const char* key, const char* value) -> MHD_Result {
+        static_cast<std::vector<std::pair<std::string, std::string>>*>(cls)->emplace_back(
+            key, value == nullptr ? "" : value);
+        return MHD_YES;
+      },
+      &out);
+  return out;
+}
+
+// The request's Origin if http_cors_origins allows it ("*" allows any).
+std::optional<std::string> AllowedOrigin(MHD_Connection* connection, const ServerConfig& config) {
+  const auto origin = Header(connection, "Origin");
+  if (!origin) return std::nullopt;
+  const auto& allowed = config.http_cors_origins;
+  if (std::find(allowed.begin(), allowed.end(), *origin) == allowed.end() &&
+      std::find(allowed.begin(), allowed.end(), "*") == allowed.end()) {
+    return std::nullopt;
+  }
+  return std::string(*origin);
+}
+
+std::string Peer(MHD_Connection* connection) {
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == nullptr || info->client_addr == nullptr) return "";
+  char text[INET6_ADDRSTRLEN] = {};
+  const sockaddr* address = info->client_addr;
+  if (address->sa_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(address);
+    inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
+    return "ipv4:" + std::string(text) + ":" + std::to_string(ntohs(v4->sin_port));
+  }
+  const auto* v6 = reinterpret_cast<const sockaddr_in6*>(address);
+  inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
+  return "ipv6:[" + std::string(text) + "]:" + std::to_string(ntohs(v6->sin6_port));
+}
+
+}  // namespace
+
+// The libmicrohttpd side: routing, CORS, the calls.
+struct HttpServer::Handler {
+  HttpServer* server;
+  MHD_Connection* connection;
+  Call* call;
+  std::optional<std::string> allowed_origin;  // the request's Origin, if the allow-list has it
+
+  [[nodiscard]] SessionService& core() const { return *server->service_; }
+  [[nodiscard]] const ServerConfig& config() const { return core().state()->config; }
+
+  void Cors(MHD_Response* response) const {
+    if (!allowed_origin) return;
+    MHD_add_response_header(response, "Access-Control-Allow-Origin", allowed_origin->c_str());
+    MHD_add_response_header(response, "Vary", "Origin");
+  }
+
+  MHD_Result Answer(unsigned status, std::string_view content_type, const std::string& body,
+                    const std::string& allow = {}) const {
+    MHD_Response* response = MHD_create_response_from_buffer(
+        body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+    if (response == nullptr) return MHD_NO;
+    MHD_add_response_header(response, "Content-Type", std::string(content_type).c_str());
+    MHD_add_response_header(response, "Cache-Control", "no-store");
+    if (!allow.empty()) MHD_add_response_header(response, "Allow", allow.c_str());
+    Cors(response);
+    const MHD_Result result = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return result;
+  }
+
+  MHD_Result Refuse(const grpc::Status& status, unsigned http_status = 0) const {
+    return Answer(http_status != 0 ? http_status : HttpStatusOf(status.error_code()), kJson,
+                  StatusJson(status));
+  }
+
+  MHD_Result Preflight() const {
+    MHD_Response* response = MHD_create_response_from_buffer(0, nullptr, MHD_RESPMEM_PERSISTENT);
+    if (response == nullptr) return MHD_NO;
+    if (allowed_origin) {
+      Cors(response);
+      MHD_add_response_header(response, "Access-Control-Allow-Methods",
+                              "GET, POST, PATCH, DELETE, OPTIONS");
+      MHD_add_response_header(response, "Access-Control-Allow-Headers",
+                              "authorization, content-type, last-event-id, traceparent");
+      MHD_add_response_header(response, "Access-Control-Max-Age", "600");
+    }
+    const MHD_Result result = MHD_queue_response(connection, MHD_HTTP_NO_CONTENT, response);
+    MHD_destroy_response(response);
+    return result;
+  }
+
+  // The dashboard's static files (embedded_files.h).
+  MHD_Result Dashboard(std::string_view method, std::string_view path) const {
+    const EmbeddedResponse answer = AnswerEmbeddedFile(
+        method, path, Header(connection, MHD_HTTP_HEADER_IF_NONE_MATCH).value_or(""));
+    MHD_Response* response = MHD_create_response_from_buffer(
+        answer.body.size(), const_cast<char*>(answer.body.data()), MHD_RESPMEM_PERSISTENT);
+    if (response == nullptr) return MHD_NO;
+    for (const auto& [name, value] : answer.headers) {
+      MHD_add_response_header(response, std::string(name).c_str(), std::string(value).c_str());
+    }
+    if (!answer.allow.empty()) {
+      MHD_add_response_header(response, "Allow", std::string(answer.allow).c_str());
+    }
+    Cors(response);
+    const MHD_Result result =
+        MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
+    MHD_destroy_response(response);
+    return result;
+  }
+
+  // The caller's authorization: the header, or (streams only) ?access_token=, which is then
+  // taken out of the query (on other routes it is an unknown field).
+  std::optional<std::string> Authorization(
+      std::vector<std::pair<std::string, std::string>>* query, bool stream) const {
+    std::optional<std::string> token;
+    for (auto it = query->begin(); stream && it != query->end(); ++it) {
+      if (it->first != "access_token") continue;
+      token = it->second;
+      query->erase(it);
+      break;
+    }
+    if (const auto header = Header(connection, MHD_HTTP_HEADER_AUTHORIZATION)) {
+      return std::string(*header);
+    }
+    if (stream && token) return "Bearer " + *token;
+    return std::nullopt;
+  }
+
+  // Reads the request message: the body (body routes) or the query, then the path's name.
+  template <typename Request>
+  grpc::Status Bind(bool body, std::vector<std::pair<std::string, std::string>>* query,
+                    Request* request) const {
+    if (body) return ParseBody(call->body, request);
+    return BindQuery(*query, request);
+  }
+
+  // A unary call: `run(tenant, request, response)` on the pool (numerical) or inline.
+  template <typename Request, typename Response, typename Run>
+  MHD_Result Unary(std::string_view method, bool body, bool on_pool,
+                   std::function<void(Request*)> name, Run run) {
+    auto query = QueryParameters(connection);
+    const std::optional<std::string> authorization = Authorization(&query, false);
+    Request request;
+    grpc::Status status = Bind(body, &query, &request);
+    if (name) name(&request);
+    std::string session;
+    std::string model;
+    if constexpr (requires { request.name(); }) {
+      (request.name().starts_with("sessions/") ? session : model) = request.name();
+    }
+    RpcLog log = core().Log(method, session, model);
+    log.set_http_call(Peer(connection), Header(connection, "traceparent").value_or(""));
+    std::string tenant;
+    if (status.ok()) status = core().Authenticate(authorization, &tenant);
+    log.set_tenant(tenant);
+    if (!status.ok()) return Refuse(log.Finish(Bounded(status)));
+    auto work = [core = &core(), run, log, tenant, request = std::move(request)](
+                    unsigned* http_status, std::string* json) mutable {
+      Response response;
+      const grpc::Status s = log.Finish(Bounded(run(core, tenant, request, &response)));
+      *http_status = HttpStatusOf(s.error_code());
+      *json = s.ok() ? ToJson(response) : StatusJson(s);
+    };
+    {
+      // While the listener stops, nothing may be suspended any more: the call runs here.
+      std::lock_guard lock(server->mutex_);
+      if (server->stopping_) on_pool = false;
+      if (on_pool) ++server->calls_on_pool_;
+    }
+    if (!on_pool) {
+      unsigned http_status = 200;
+      std::string json;
+      work(&http_status, &json);
+      return Answer(http_status, kJson, json);
+    }
+    MHD_suspend_connection(connection);
+    core().state()->pool.Post([server = server, connection = connection, call = call,
+                               work = std::move(work)]() mutable {
+      work(&call->status, &call->json);
+      call->answered = true;
+      MHD_resume_connection(connection);
+      {
+        std::lock_guard lock(server->mutex_);
+        --server->calls_on_pool_;
+      }
+      server->changed_.notify_all();
+    });
+    return MHD_YES;
+  }
+
+  // StreamStates or Simulate as server-sent events.
+  MHD_Result Stream(bool simulate, const std::string& id) {
+    auto query = QueryParameters(connection);
+    const std::optional<std::string> authorization = Authorization(&query, true);
+    v1::StreamStatesRequest states;
+    v1::SimulateRequest one_shot;
+    grpc::Status status;
+    if (simulate) {
+      status = ParseBody(call->body, &one_shot);
+    } else {
+      status = BindQuery(query, &states);
+      states.set_name("sessions/" + id);
+      // EventSource's reconnect: resume after the last event received.
+      const auto last = Header(connection, "Last-Event-ID");
+      if (status.ok() && last && !states.has_start_sample_index()) {
+        status = BindQuery({{"start_sample_index", std::string(*last)}}, &states);
+      }
+    }
+    RpcLog log = simulate ? core().Log("Simulate", {},
+                                       one_shot.source_case() == v1::SimulateRequest::kSpecJson
+                                           ? "(spec_json)"
+                                           : one_shot.model())
+                          : core().Log("StreamStates", states.name());
+    log.set_http_call(Peer(connection), Header(connection, "traceparent").value_or(""));
+    std::string tenant;
+    if (status.ok()) status = core().Authenticate(authorization, &tenant);
+    log.set_tenant(tenant);
+    StreamStart start;
+    if (status.ok()) {
+      status = simulate ? core().OpenSimulate(tenant, one_shot, &start)
+                        : core().OpenStateStream(tenant, states, &log, &start);
+    }
+    if (!status.ok()) return Refuse(log.Finish(Bounded(status)));
+    ServiceState* state = core().state();
+    HttpServer* owner = server;
+    auto* stream = new SseStream(&state->pool, &state->counters, std::move(start.source),
+                                 start.settings, std::move(log), core().StreamDone(tenant),
+                                 connection, [owner](SseStream* done) {
+                                   std::lock_guard lock(owner->mutex_);
+                                   owner->streams_.erase(done);
+                                 });
+    {
+      std::lock_guard lock(server->mutex_);
+      server->streams_.insert(stream);
+      // A stream that starts while the listener stops is let go at once (Stop abandons the
+      // streams it knows before it stops libmicrohttpd).
+      if (server->stopping_) stream->Abandon();
+    }
+    core().AddStream(tenant, stream);
+    MHD_Response* response = MHD_create_response_from_callback(
+        MHD_SIZE_UNKNOWN, kSseBlockBytes,
+        [](void* cls, uint64_t /*position*/, char* buffer, size_t max) -> ssize_t {
+          return static_cast<SseStream*>(cls)->Read(buffer, max);
+        },
+        stream, [](void* cls) { static_cast<SseStream*>(cls)->Detached(); });
+    MHD_Result result = MHD_NO;
+    if (response != nullptr) {
+      MHD_add_response_header(response, "Content-Type", "text/event-stream");
+      MHD_add_response_header(response, "Cache-Control", "no-cache");
+      // Proxies that buffer responses (nginx) would hold the events back.
+      MHD_add_response_header(response, "X-Accel-Buffering", "no");
+      Cors(response);
+      result = MHD_queue_response(connection, MHD_HTTP_OK, response);
+      MHD_destroy_response(response);  // the stream's Detached runs when the connection ends
+    }
+    // A stream that could not be queued sees its client gone at its first look and ends.
+    if (response == nullptr) stream->Cancelled();
+    stream->Begin();
+    return result;
+  }
+
+  MHD_Result Dispatch(std::string_view method, std::string_view path) {
+    if (method == "OPTIONS") return Preflight();
+    if ((method == "GET" || method == "HEAD") && !path.starts_with("/v1/") &&
+        !path.starts_with("/v1:") && path != "/healthz") {
+      return Dashboard(method, path);
+    }
+    const Route route = Match(method, path);
+    if (route.allowed.empty()) {
+      return Refuse(Error(grpc::StatusCode::NOT_FOUND, "no route " + std::string(method) + " " +
+                                                           Quote(path) +
+                                                           " (the routes: server/http_server.h)"));
+    }
+    if (route.target == Target::kNone) {
+      return Answer(MHD_HTTP_METHOD_NOT_ALLOWED, kJson,
+                    StatusJson(Error(grpc::StatusCode::UNIMPLEMENTED,
+                                     std::string(method) + " " + Quote(path) + " is not served; " +
+                                         "allowed: " + route.allowed)),
+                    route.allowed);
+    }
+    if (call->too_large) {
+      return Refuse(InvalidArgument("request body too large",
+                                    {{"body", "more than " +
+                                                  std::to_string(MaxBodyBytes(config().max_spec_bytes)) +
+                                                  " bytes (2 × max_spec_bytes + 64 KiB)"}}),
+                    MHD_HTTP_CONTENT_TOO_LARGE);
+    }
+    const std::string model_name = "models/" + route.id;
+    const std::string session_name = "sessions/" + route.id;
+    using S = SessionService;
+    switch (route.target) {
+      case Target::kHealth: {
+        const bool serving = !core().state()->draining.load();
+        return Answer(serving ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, kJson,
+                      serving ? R"({"status":"SERVING"})" : R"({"status":"NOT_SERVING"})");
+      }
+      case Target::kListModels:
+        return Unary<v1::ListModelsRequest, v1::ListModelsResponse>(
+            "ListModels", false, true, {},
+            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->ListModels(t, rq, rs); });
+      case Target::kGetModel:
+        return Unary<v1::GetModelRequest, v1::Model>(
+            "GetModel", false, true, [&](v1::GetModelRequest* r) { r->set_name(model_name); },
+            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->GetModel(t, rq, rs); });
+      case Target::kRegisterModel:
+        return Unary<v1::RegisterModelRequest, v1::Model>(
+            "RegisterModel", true, true, {},
+            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->RegisterModel(t, rq, rs); });
+      case Target::kDeleteModel:
+        return Unary<v1::DeleteModelRequest, google::protobuf::Empty>(
+            "DeleteModel", false, false, [&](v1::DeleteModelRequest* r) { r->set_name(model_name); },
+            [](S* s, const std::string& t, const auto& rq, auto*) { return s->DeleteModel(t, rq); });
+      case Target::kCreateSession:
+        return Unary<v1::CreateSessionRequest, v1::Session>(
+            "CreateSession", true, true, {},
+            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->CreateSession(t, rq, rs); });
+      case Target::kGetSession:
+        return Unary<v1::GetSessionRequest, v1::Session>(
+            "GetSession", false, false, [&](v1::GetSessionRequest* r) { r->set_name(session_name); },
+            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->GetSession(t, rq, rs); });
+      case Target::kListSessions:
+        return Unary<v1::ListSessionsRequest, v1::ListSessionsResponse>(
+            "ListSessions", false, false, {},
+            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->ListSessions(t, rq, rs); });
+      case Target::kUpdateSession:
+        return Unary<v1::UpdateSessionRequest, v1::Session>(
+            "UpdateSession", true, true, [&](v1::UpdateSessionRequest* r) { r->set_name(session_name); },
+            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->UpdateSession(t, rq, rs); });
+      case Target::kForkSession:
+        return Unary<v1::ForkSessionRequest, v1::Session>(
+            "ForkSession", true, true, [&](v1::ForkSessionRequest* r) { r->set_name(session_name); },
+            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->ForkSession(t, rq, rs); });
+      case Target::kDeleteSession:
+        return Unary<v1::DeleteSessionRequest, google::protobuf::Empty>(
+            "DeleteSession", false, false, [&](v1::DeleteSessionRequest* r) { r->set_name(session_name); },
+            [](S* s, const std::string& t, const auto& rq, auto*) { return s->DeleteSession(t, rq); });
+      case Target::kControlSession:
+        return Unary<v1::ControlSessionRequest, v1::Session>(
+            "ControlSession", true, true, [&](v1::ControlSessionRequest* r) { r->set_name(session_name); },
+            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->ControlSession(t, rq, rs); });
+      case Target::kGetServerInfo:
+        return Unary<v1::GetServerInfoRequest, v1::ServerInfo>(
+            "GetServerInfo", false, false, {},
+            [](S* s, const std::string&, const auto&, auto* rs) {
+              s->GetServerInfo(rs);
+              return grpc::Status::OK;
+            });
+      case Target::kStreamStates:
+        return Stream(false, route.id);
+      case Target::kSimulate:
+        return Stream(true, route.id);
+      case Target::kNone:
+        break;
+    }
+    return MHD_NO;
+  }
+};
+
+namespace {
+
+MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url, const char* method,
+                     const char* /*version*/, const char* upload_data, size_t* upload_data_size,
+                     void** request_state) {
+  auto* server = static_cast<HttpServer*>(cls);
+  auto* call = static_cast<Call*>(*request_state);
+  if (call == nullptr) {
+    *request_state = new Call;
+    return MHD_YES;
+  }
+  HttpServer::Handler handler{server, connection, call, std::nullopt};
+  if (*upload_data_size != 0) {
+    // Bodies arrive in pieces; a body over the limit is dropped and refused at its end.
+    if (!call->too_large) {
+      const std::size_t limit = MaxBodyBytes(handler.config().max_spec_bytes);
+      if (call->body.size() + *upload_data_size > limit) {
+        call->too_large = true;
+        call->body.clear();
+      } else {
+        call->body.append(upload_data, *upload_data_size);
+      }
+    }
+    *upload_data_size = 0;
+    return MHD_YES;
+  }
+  handler.allowed_origin = AllowedOrigin(connection, handler.config());
+  if (call->answered) return handler.Answer(call->status, kJson, call->json);
+  if (call->started) return MHD_YES;
+  call->started = true;
+  return handler.Dispatch(method, url);
+}
+
+void OnCompleted(void* /*cls*/, MHD_Connection* /*connection*/, void** request_state,
+                 MHD_RequestTerminationCode /*code*/) {
+  delete static_cast<Call*>(*request_state);
+  *request_state = nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<HttpServer> HttpServer::Start(SessionService* service, std::string* error) {
+  const ServerConfig& config = service->state()->config;
+  std::unique_ptr<HttpServer> http(new HttpServer(service));
+  http->socket_ = OpenListener(config.http_listen, "http_listen", 128, &http->port_, error);
+  if (http->socket_ < 0) return nullptr;
+  const auto limit = static_cast<unsigned>(
+      std::min<std::size_t>(config.max_streams + kSpareConnections, 1u << 20));
+  http->daemon_ = MHD_start_daemon(
+      MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr, &OnRequest,
+      http.get(), MHD_OPTION_LISTEN_SOCKET, http->socket_, MHD_OPTION_THREAD_POOL_SIZE,
+      kHttpThreads, MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
+      kIdleTimeoutSeconds, MHD_OPTION_NOTIFY_COMPLETED, &OnCompleted, nullptr, MHD_OPTION_END);
+  if (http->daemon_ == nullptr) {
+    *error = "could not start the HTTP listener on http_listen '" + config.http_listen + "'";
+    ::close(http->socket_);
+    http->socket_ = -1;
+    return nullptr;
+  }
+  http->keep_alive_ = std::thread([raw = http.get()] { raw->KeepAliveLoop(); });
+  return http;
+}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::KeepAliveLoop() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    changed_.wait_for(lock, kKeepAlivePeriod);
+    if (stopping_) break;
+    for (SseStream* stream : streams_) stream->KeepAlive();
+  }
+}
+
+void HttpServer::Stop() {
+  {
+    std::unique_lock lock(mutex_);
+    if (stopping_ && daemon_ == nullptr) return;
+    stopping_ = true;
+    // A call on the pool resumes its connection when done; stopping before would leave it
+    // suspended, which libmicrohttpd forbids.
+    changed_.wait(lock, [this] { return calls_on_pool_ == 0; });
+  }
+  changed_.notify_all();
+  if (keep_alive_.joinable()) keep_alive_.join();
+  if (daemon_ != nullptr) {
+    {
+      // Streams still suspended (computing a frame, parked) are let go: their reads end them.
+      std::lock_guard lock(mutex_);
+      for (SseStream* stream : streams_) stream->Abandon();
+    }
+    MHD_stop_daemon(daemon_);
+    daemon_ = nullptr;
+  }
+  if (socket_ >= 0) {
+    ::close(socket_);
+    socket_ = -1;
+  }
+}
+
+}  // namespace tether::server

@@ -1,0 +1,99 @@
+// The HTTP/1.1 face of tether.v1.SimulationService (ServerConfig::http_listen): JSON calls and
+// server-sent-event streams over the same SessionService as gRPC, in the same process.
+//
+// Library: GNU libmicrohttpd (Debian 12 libmicrohttpd12), chosen after measuring 200
+// concurrent SSE streams on 2 cores (bench/http_sse/README.md: 200/200 held with 3 threads,
+// ≈ 72 KiB per stream, the least CPU of libmicrohttpd, Boost.Beast and cpp-httplib). Two
+// epoll threads serve every connection; calls that compute (the same ones gRPC runs there) and
+// every frame run on the worker pool while the connection is suspended.
+//
+// Routes (google.api.http annotations in proto/tether/v1/simulation_service.proto; bodies and
+// responses are proto3 JSON, http_transcoding.h):
+//   GET    /v1/models                  ListModels (query: pageSize, pageToken)
+//   GET    /v1/models/{model}          GetModel
+//   POST   /v1/models:register         RegisterModel (body: RegisterModelRequest)
+//   DELETE /v1/models/{model}          DeleteModel
+//   POST   /v1/sessions                CreateSession (body: CreateSessionRequest)
+//   GET    /v1/sessions                ListSessions
+//   GET    /v1/sessions/{session}      GetSession
+//   PATCH  /v1/sessions/{session}      UpdateSession (body: UpdateSessionRequest)
+//   DELETE /v1/sessions/{session}      DeleteSession
+//   POST   /v1/sessions/{session}:fork     ForkSession (body: ForkSessionRequest)
+//   POST   /v1/sessions/{session}:control  ControlSession (body: ControlSessionRequest)
+//   GET    /v1/sessions/{session}:stream   StreamStates as text/event-stream; query parameters
+//          are StreamStatesRequest's fields (t_end=10&frame_samples=64&view_only=true);
+//          `Last-Event-ID: N` (EventSource's reconnect) means start_sample_index=N
+//   POST   /v1:simulate                Simulate as text/event-stream (body: SimulateRequest).
+//          SSE rather than one JSON array: the run streams with the same back-pressure as
+//          gRPC and the client parses one format; a browser reads it with fetch() (EventSource
+//          cannot POST).
+//   GET    /v1/serverInfo              GetServerInfo
+//   GET    /healthz                    200 {"status":"SERVING"}, 503 NOT_SERVING while draining
+//   GET|HEAD anything else outside /v1  the dashboard's embedded files (embedded_files.h)
+// A refused call answers google.rpc.Status JSON with the HTTP status of its code. A stream
+// refused at admission (unknown session, limits, a bad query) answers so too, which makes
+// EventSource give up; one that the run's start refuses (the session already has a driving
+// stream, e.g. a dead connection the server has not noticed yet; a bad horizon) answers 200
+// and then `event: error`, after which EventSource retries.
+//
+// Tokens: `Authorization: Bearer TOKEN`, checked by the same code as gRPC's metadata. Because
+// EventSource cannot set headers, the two stream routes also accept `?access_token=TOKEN`;
+// a token in a URL can end up in proxy logs and browser history, so prefer fetch() with the
+// header, and give dashboards short-lived tokens. The listener speaks plaintext only: with
+// token_file it needs allow_insecure_tokens (as a plaintext gRPC port does), i.e. loopback, or
+// a TLS-terminating proxy in front (deploy/envoy.yaml).
+//
+// CORS: a request whose Origin is in http_cors_origins ("*" = any) gets
+// Access-Control-Allow-Origin; OPTIONS preflights are answered for those origins; no origin
+// is allowed by default.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+struct MHD_Daemon;
+
+namespace tether::server {
+
+class SessionService;
+class SseStream;
+
+class HttpServer {
+ public:
+  // Listens on service->state()->config.http_listen; nullptr and *error if it cannot.
+  static std::unique_ptr<HttpServer> Start(SessionService* service, std::string* error);
+  ~HttpServer();  // Stop()
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  [[nodiscard]] int port() const { return port_; }
+  // Stops for good: waits for the calls running on the worker pool (the pool must still run),
+  // then closes every connection (an open stream sees its client gone). Idempotent.
+  void Stop();
+
+  // For the libmicrohttpd callbacks (http_server.cc).
+  struct Handler;
+
+ private:
+  explicit HttpServer(SessionService* service) : service_(service) {}
+  void KeepAliveLoop();
+
+  SessionService* service_;
+  MHD_Daemon* daemon_ = nullptr;
+  int socket_ = -1;
+  int port_ = 0;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::set<SseStream*> streams_;  // open event streams, for keep-alives
+  std::size_t calls_on_pool_ = 0;  // suspended connections whose call runs on the pool
+  bool stopping_ = false;
+  std::thread keep_alive_;
+};
+
+}  // namespace tether::server

@@ -1,0 +1,600 @@
+// The HTTP/JSON + server-sent-events face against a real tether-server process on 127.0.0.1:
+// every JSON answer equals the gRPC answer to the same call (both parsed into the proto and
+// compared, volatile fields aside), errors carry the same code, message and details, an SSE
+// stream carries the gRPC stream's samples bit for bit, a reconnect with Last-Event-ID resumes
+// with no gap or duplicate, and (in process, to read the server's counters) a client that
+// does not read stalls its own run with at most one frame held.
+#include <openssl/sha.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace tether::server::testing {
+namespace {
+
+namespace pb = google::protobuf;
+
+struct HttpResponse {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names lowercased
+  std::string body;                            // de-chunked
+};
+
+// The payload of a chunked body; stops at an incomplete chunk (a stream cut short).
+std::string Dechunk(std::string_view raw) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < raw.size()) {
+    const std::size_t eol = raw.find("\r\n", at);
+    if (eol == std::string_view::npos) break;
+    const std::size_t size = std::stoul(std::string(raw.substr(at, eol - at)), nullptr, 16);
+    if (size == 0 || eol + 2 + size > raw.size()) break;
+    out.append(raw.substr(eol + 2, size));
+    at = eol + 2 + size + 2;
+  }
+  return out;
+}
+
+HttpResponse ParseResponse(const std::string& raw) {
+  HttpResponse out;
+  const std::size_t head_end = raw.find("\r\n\r\n");
+  if (raw.size() < 12 || head_end == std::string::npos) return out;
+  out.status = std::stoi(raw.substr(9, 3));
+  std::istringstream head(raw.substr(0, head_end));
+  std::string line;
+  std::getline(head, line);
+  while (std::getline(head, line)) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ')) value.erase(0, 1);
+    while (!value.empty() && (value.back() == '\r')) value.pop_back();
+    out.headers[name] = value;
+  }
+  const std::string body = raw.substr(head_end + 4);
+  out.body = out.headers["transfer-encoding"] == "chunked" ? Dechunk(body) : body;
+  return out;
+}
+
+HttpResponse Http(int port, const std::string& method, const std::string& path,
+                  const std::string& body = {}, const std::string& headers = {}) {
+  std::string request = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+                        headers;
+  if (!body.empty() || method == "POST" || method == "PATCH") {
+    request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+               "\r\n";
+  }
+  request += "\r\n" + body;
+  return ParseResponse(HttpExchange(port, request));
+}
+
+template <typename Message>
+Message FromJson(const std::string& json) {
+  Message message;
+  const auto parsed = pb::util::JsonStringToMessage(json, &message);
+  EXPECT_TRUE(parsed.ok()) << parsed.message() << ": " << json.substr(0, 300);
+  return message;
+}
+
+std::string ToJsonText(const pb::Message& message) {
+  std::string out;
+  EXPECT_TRUE(pb::util::MessageToJsonString(message, &out).ok());
+  return out;
+}
+
+struct SseMessage {
+  std::string event;
+  std::string id;
+  std::string data;
+};
+
+// The complete messages of an event stream (a trailing partial one is left out).
+std::vector<SseMessage> ParseSse(const std::string& text) {
+  std::vector<SseMessage> out;
+  std::size_t at = 0;
+  for (std::size_t end; (end = text.find("\n\n", at)) != std::string::npos; at = end + 2) {
+    SseMessage message;
+    std::istringstream lines(text.substr(at, end - at));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with("event: ")) message.event = line.substr(7);
+      if (line.starts_with("id: ")) message.id = line.substr(4);
+      if (line.starts_with("data: ")) message.data = line.substr(6);
+    }
+    if (!message.event.empty()) out.push_back(message);  // comments (keep-alives) have none
+  }
+  return out;
+}
+
+// What an event stream delivered, in the gRPC stream's terms.
+Collected FromSse(const std::vector<SseMessage>& messages) {
+  Collected out;
+  for (const SseMessage& m : messages) {
+    if (m.event == "header") out.header = FromJson<v1::StreamHeader>(m.data);
+    if (m.event == "summary") {
+      out.has_summary = true;
+      out.summary = FromJson<v1::StreamSummary>(m.data);
+    }
+    if (m.event == "error") {
+      const auto status = FromJson<google::rpc::Status>(m.data);
+      out.status = grpc::Status(static_cast<grpc::StatusCode>(status.code()), status.message());
+    }
+    if (m.event != "frame") continue;
+    const auto f = FromJson<v1::Frame>(m.data);
+    EXPECT_EQ(m.id, std::to_string(f.first_sample_index() + static_cast<std::uint64_t>(f.t_size())))
+        << "a frame's id is the index after its last sample";
+    AppendFrame(f, &out);
+  }
+  return out;
+}
+
+// Bit-for-bit equality of two sample sequences (== would call -0.0 and 0.0 equal).
+void ExpectSameBits(const std::vector<double>& a, const std::vector<double>& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)), 0) << what;
+}
+
+void ExpectSameSamples(const Collected& http, const Collected& grpc_stream) {
+  ASSERT_FALSE(grpc_stream.t.empty());
+  EXPECT_EQ(http.index, grpc_stream.index);
+  ExpectSameBits(http.t, grpc_stream.t, "t");
+  ExpectSameBits(http.values, grpc_stream.values, "values");
+  ExpectSameBits(http.residual_position, grpc_stream.residual_position, "residual_position");
+  ExpectSameBits(http.residual_velocity, grpc_stream.residual_velocity, "residual_velocity");
+}
+
+// The google.rpc.Status a gRPC call ended with (its details, or code and message alone).
+google::rpc::Status RichOf(const grpc::Status& status) {
+  google::rpc::Status rich;
+  if (!status.error_details().empty()) {
+    EXPECT_TRUE(rich.ParseFromString(status.error_details()));
+  }
+  rich.set_code(static_cast<int>(status.error_code()));
+  rich.set_message(status.error_message());
+  return rich;
+}
+
+// Equality of a session's or a list's content: names, routing keys and times differ by design.
+bool SameApartFromIdentity(const pb::Message& a, const pb::Message& b, std::string* report) {
+  pb::util::MessageDifferencer differ;
+  differ.ReportDifferencesToString(report);
+  for (const char* field : {"name", "routing_key", "create_time", "update_time", "expire_time"}) {
+    if (const pb::FieldDescriptor* f = v1::Session::descriptor()->FindFieldByName(field)) {
+      differ.IgnoreField(f);
+    }
+  }
+  return differ.Compare(a, b);
+}
+
+v1::CreateSessionRequest PendulumSession(const std::string& id, double t_end) {
+  v1::CreateSessionRequest request;
+  request.set_model("models/pendulum");
+  request.set_session_id(id);
+  request.mutable_options()->set_t_end(t_end);
+  return request;
+}
+
+class HttpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    process_ = std::make_unique<ServerProcess>(
+        TETHER_SERVER_BINARY, std::vector<std::string>{"--http-listen", "127.0.0.1:0",
+                                                       "--http-cors-origin", "https://dash.example",
+                                                       "--quiet"});
+    const int port = process_->WaitForPort();
+    ASSERT_GT(port, 0) << process_->Log();
+    std::smatch match;
+    const std::string log = process_->Log();
+    ASSERT_TRUE(std::regex_search(log, match, std::regex(R"("http_port":(\d+))"))) << log;
+    http_ = std::stoi(match[1]);
+    stub_ = v1::SimulationService::NewStub(grpc::CreateChannel(
+        "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  }
+
+  template <typename Request, typename Response, typename Call>
+  grpc::Status Grpc(Call call, const Request& request, Response* response) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    return ((*stub_).*call)(&context, request, response);
+  }
+
+  // Sessions g (over gRPC) and h (over HTTP) of the pendulum to t = 2; g streamed over gRPC.
+  Collected TwinPendulums() {
+    v1::Session ignored;
+    EXPECT_TRUE(Grpc(&v1::SimulationService::Stub::CreateSession, PendulumSession("g", 2.0),
+                     &ignored).ok());
+    EXPECT_EQ(Http(http_, "POST", "/v1/sessions", ToJsonText(PendulumSession("h", 2.0))).status, 200);
+    v1::StreamStatesRequest request;
+    request.set_name("sessions/g");
+    request.set_frame_samples(16);
+    return Stream(stub_.get(), request);
+  }
+
+  std::unique_ptr<ServerProcess> process_;
+  int http_ = 0;
+  std::unique_ptr<v1::SimulationService::Stub> stub_;
+};
+
+TEST_F(HttpTest, EveryUnaryEndpointAnswersWhatGrpcAnswers) {
+  using Stub = v1::SimulationService::Stub;
+  {
+    v1::ListModelsResponse by_grpc;
+    ASSERT_TRUE(Grpc(&Stub::ListModels, v1::ListModelsRequest(), &by_grpc).ok());
+    const HttpResponse r = Http(http_, "GET", "/v1/models");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.headers.at("content-type"), "application/json");
+    EXPECT_TRUE(pb::util::MessageDifferencer::Equals(FromJson<v1::ListModelsResponse>(r.body), by_grpc));
+    // A query parameter binds to the request's field: page_size = 1 gives one model.
+    const HttpResponse page = Http(http_, "GET", "/v1/models?pageSize=1");
+    EXPECT_EQ(FromJson<v1::ListModelsResponse>(page.body).models_size(), 1) << page.body;
+  }
+  {
+    v1::GetModelRequest request;
+    request.set_name("models/pendulum");
+    v1::Model by_grpc;
+    ASSERT_TRUE(Grpc(&Stub::GetModel, request, &by_grpc).ok());
+    const HttpResponse r = Http(http_, "GET", "/v1/models/pendulum");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_TRUE(pb::util::MessageDifferencer::Equals(FromJson<v1::Model>(r.body), by_grpc));
+  }
+  {
+    // Register over HTTP, delete, register the same over gRPC: the same model resource.
+    v1::RegisterModelRequest request;
+    request.set_spec_json(kOscillatorSpec);
+    const HttpResponse r = Http(http_, "POST", "/v1/models:register", ToJsonText(request));
+    ASSERT_EQ(r.status, 200) << r.body;
+    const HttpResponse deleted = Http(http_, "DELETE", "/v1/models/oscillator");
+    EXPECT_EQ(deleted.status, 200) << deleted.body;
+    EXPECT_EQ(deleted.body, "{}");
+    v1::Model by_grpc;
+    ASSERT_TRUE(Grpc(&Stub::RegisterModel, request, &by_grpc).ok());
+    EXPECT_TRUE(pb::util::MessageDifferencer::Equals(FromJson<v1::Model>(r.body), by_grpc));
+  }
+  std::string report;
+  // Sessions: h* over HTTP, g* over gRPC, the same requests.
+  const HttpResponse created = Http(http_, "POST", "/v1/sessions", ToJsonText(PendulumSession("h1", 1.0)));
+  ASSERT_EQ(created.status, 200) << created.body;
+  v1::Session g1;
+  ASSERT_TRUE(Grpc(&Stub::CreateSession, PendulumSession("g1", 1.0), &g1).ok());
+  const auto h1 = FromJson<v1::Session>(created.body);
+  EXPECT_EQ(h1.name(), "sessions/h1");
+  EXPECT_TRUE(SameApartFromIdentity(h1, g1, &report)) << report;
+  {
+    v1::GetSessionRequest request;
+    request.set_name("sessions/h1");
+    v1::Session by_grpc;
+    ASSERT_TRUE(Grpc(&Stub::GetSession, request, &by_grpc).ok());
+    const HttpResponse r = Http(http_, "GET", "/v1/sessions/h1");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_TRUE(SameApartFromIdentity(FromJson<v1::Session>(r.body), by_grpc, &report)) << report;
+    EXPECT_EQ(FromJson<v1::Session>(r.body).name(), "sessions/h1");
+  }
+  {
+    v1::ListSessionsResponse by_grpc;
+    ASSERT_TRUE(Grpc(&Stub::ListSessions, v1::ListSessionsRequest(), &by_grpc).ok());
+    const HttpResponse r = Http(http_, "GET", "/v1/sessions");
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto by_http = FromJson<v1::ListSessionsResponse>(r.body);
+    ASSERT_EQ(by_http.sessions_size(), 2);
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(by_http.sessions(i).name(), by_grpc.sessions(i).name());
+      EXPECT_TRUE(SameApartFromIdentity(by_http.sessions(i), by_grpc.sessions(i), &report)) << report;
+    }
+  }
+  {
+    v1::UpdateSessionRequest request;
+    (*request.mutable_parameters())["l"] = 2.0;
+    const HttpResponse r = Http(http_, "PATCH", "/v1/sessions/h1", ToJsonText(request));
+    ASSERT_EQ(r.status, 200) << r.body;
+    request.set_name("sessions/g1");
+    v1::Session by_grpc;
+    ASSERT_TRUE(Grpc(&Stub::UpdateSession, request, &by_grpc).ok());
+    EXPECT_TRUE(SameApartFromIdentity(FromJson<v1::Session>(r.body), by_grpc, &report)) << report;
+    EXPECT_EQ(by_grpc.parameters().at("l"), 2.0);
+  }
+  {
+    v1::ControlSessionRequest request;
+    request.set_pause(true);
+    const HttpResponse r = Http(http_, "POST", "/v1/sessions/h1:control", ToJsonText(request));
+    ASSERT_EQ(r.status, 200) << r.body;
+    request.set_name("sessions/g1");
+    v1::Session by_grpc;
+    ASSERT_TRUE(Grpc(&Stub::ControlSession, request, &by_grpc).ok());
+    EXPECT_TRUE(SameApartFromIdentity(FromJson<v1::Session>(r.body), by_grpc, &report)) << report;
+  }
+  {
+    v1::ForkSessionRequest request;
+    request.set_session_id("h2");
+    const HttpResponse r = Http(http_, "POST", "/v1/sessions/h1:fork", ToJsonText(request));
+    ASSERT_EQ(r.status, 200) << r.body;
+    request.set_name("sessions/g1");
+    request.set_session_id("g2");
+    v1::Session by_grpc;
+    ASSERT_TRUE(Grpc(&Stub::ForkSession, request, &by_grpc).ok());
+    EXPECT_TRUE(SameApartFromIdentity(FromJson<v1::Session>(r.body), by_grpc, &report)) << report;
+  }
+  {
+    const HttpResponse r = Http(http_, "DELETE", "/v1/sessions/h2");
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.body, "{}");
+    v1::DeleteSessionRequest request;
+    request.set_name("sessions/g2");
+    pb::Empty empty;
+    EXPECT_TRUE(Grpc(&Stub::DeleteSession, request, &empty).ok());
+  }
+  {
+    v1::ServerInfo by_grpc;
+    ASSERT_TRUE(Grpc(&Stub::GetServerInfo, v1::GetServerInfoRequest(), &by_grpc).ok());
+    const HttpResponse r = Http(http_, "GET", "/v1/serverInfo");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_TRUE(pb::util::MessageDifferencer::Equals(FromJson<v1::ServerInfo>(r.body), by_grpc));
+  }
+  const HttpResponse health = Http(http_, "GET", "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body, R"({"status":"SERVING"})");
+}
+
+TEST_F(HttpTest, ErrorsCarryGrpcsCodeMessageAndDetails) {
+  using Stub = v1::SimulationService::Stub;
+  // Unknown session: NOT_FOUND → 404, the same message.
+  {
+    v1::GetSessionRequest request;
+    request.set_name("sessions/nope");
+    v1::Session ignored;
+    const grpc::Status by_grpc = Grpc(&Stub::GetSession, request, &ignored);
+    ASSERT_EQ(by_grpc.error_code(), grpc::StatusCode::NOT_FOUND);
+    const HttpResponse r = Http(http_, "GET", "/v1/sessions/nope");
+    EXPECT_EQ(r.status, 404);
+    EXPECT_TRUE(pb::util::MessageDifferencer::Equals(FromJson<google::rpc::Status>(r.body),
+                                                     RichOf(by_grpc)))
+        << r.body;
+  }
+  // Bad options: INVALID_ARGUMENT → 400 with the same BadRequest field violations.
+  {
+    v1::CreateSessionRequest request = PendulumSession("bad", 1.0);
+    request.mutable_options()->set_rtol(-1.0);
+    request.mutable_options()->set_method("rk5");
+    (*request.mutable_parameters())["lenght"] = 1.0;
+    const HttpResponse r = Http(http_, "POST", "/v1/sessions", ToJsonText(request));
+    v1::Session ignored;
+    const grpc::Status by_grpc = Grpc(&Stub::CreateSession, request, &ignored);
+    ASSERT_EQ(by_grpc.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_GE(BadRequestOf(by_grpc).field_violations_size(), 1);
+    EXPECT_EQ(r.status, 400);
+    EXPECT_TRUE(pb::util::MessageDifferencer::Equals(FromJson<google::rpc::Status>(r.body),
+                                                     RichOf(by_grpc)))
+        << r.body;
+  }
+  // What only HTTP has: a body that is not the request's JSON, a query parameter that names no
+  // field, an unknown route, a method the path does not serve.
+  {
+    const HttpResponse r = Http(http_, "POST", "/v1/sessions", R"({"sessionId": 7, "colour": 1})");
+    EXPECT_EQ(r.status, 400);
+    const auto status = FromJson<google::rpc::Status>(r.body);
+    EXPECT_EQ(status.code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+    EXPECT_NE(r.body.find("\"field\":\"body\""), std::string::npos) << r.body;
+  }
+  {
+    const HttpResponse r = Http(http_, "GET", "/v1/models?pageSise=3");
+    EXPECT_EQ(r.status, 400);
+    EXPECT_NE(r.body.find("query.pageSise"), std::string::npos) << r.body;
+  }
+  EXPECT_EQ(Http(http_, "GET", "/v2/models").status, 404);
+  HttpResponse wrong = Http(http_, "PUT", "/v1/sessions");
+  EXPECT_EQ(wrong.status, 405);
+  EXPECT_EQ(wrong.headers["allow"], "GET, POST");
+}
+
+TEST_F(HttpTest, CorsAllowsOnlyTheListedOrigins) {
+  HttpResponse allowed =
+      Http(http_, "OPTIONS", "/v1/sessions", {},
+           "Origin: https://dash.example\r\nAccess-Control-Request-Method: POST\r\n");
+  EXPECT_EQ(allowed.status, 204);
+  EXPECT_EQ(allowed.headers["access-control-allow-origin"], "https://dash.example");
+  EXPECT_NE(allowed.headers["access-control-allow-methods"].find("POST"), std::string::npos);
+  HttpResponse other = Http(http_, "GET", "/v1/models", {}, "Origin: https://evil.example\r\n");
+  EXPECT_EQ(other.status, 200);
+  EXPECT_EQ(other.headers.count("access-control-allow-origin"), 0U);
+  HttpResponse listed = Http(http_, "GET", "/v1/models", {}, "Origin: https://dash.example\r\n");
+  EXPECT_EQ(listed.headers["access-control-allow-origin"], "https://dash.example");
+}
+
+TEST_F(HttpTest, AnSseStreamCarriesTheGrpcStreamsSamplesBitForBit) {
+  const Collected by_grpc = TwinPendulums();
+  ASSERT_TRUE(by_grpc.status.ok()) << by_grpc.status.error_message();
+
+  const HttpResponse r = Http(http_, "GET", "/v1/sessions/h:stream?frameSamples=16");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.headers.at("content-type"), "text/event-stream");
+  const std::vector<SseMessage> messages = ParseSse(r.body);
+  ASSERT_GE(messages.size(), 3U);
+  EXPECT_EQ(messages.front().event, "header");
+  EXPECT_EQ(messages.back().event, "summary");
+  const Collected by_http = FromSse(messages);
+  EXPECT_TRUE(by_http.status.ok());
+  ExpectSameSamples(by_http, by_grpc);
+  EXPECT_EQ(by_http.summary.termination(), by_grpc.summary.termination());
+
+  // Simulate: the same run, one shot, as events of the same format.
+  v1::SimulateRequest simulate;
+  simulate.set_model("models/pendulum");
+  simulate.mutable_options()->set_t_end(2.0);
+  simulate.set_frame_samples(16);
+  const Collected one_shot = FromSse(ParseSse(Http(http_, "POST", "/v1:simulate", ToJsonText(simulate)).body));
+  ExpectSameSamples(one_shot, by_grpc);
+}
+
+// Reads an event stream until it holds `frames` complete frames, then closes the connection.
+std::vector<SseMessage> ReadFramesThenLeave(int port, const std::string& path, std::size_t frames) {
+  const int fd = ConnectLoopback(port);
+  EXPECT_GE(fd, 0);
+  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string raw;
+  std::vector<SseMessage> messages;
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+    raw.append(buffer, static_cast<std::size_t>(n));
+    const std::size_t body = raw.find("\r\n\r\n");
+    if (body == std::string::npos) continue;
+    messages = ParseSse(Dechunk(std::string_view(raw).substr(body + 4)));
+    std::size_t complete = 0;
+    for (const SseMessage& m : messages) complete += m.event == "frame" ? 1U : 0U;
+    if (complete >= frames) break;
+  }
+  ::close(fd);
+  // Keep the messages up to the `frames`-th frame: what this client processed.
+  std::vector<SseMessage> kept;
+  std::size_t seen = 0;
+  for (const SseMessage& m : messages) {
+    if (seen == frames) break;
+    kept.push_back(m);
+    seen += m.event == "frame" ? 1U : 0U;
+  }
+  return kept;
+}
+
+TEST_F(HttpTest, AReconnectWithLastEventIdContinuesWithoutGapOrDuplicate) {
+  const Collected by_grpc = TwinPendulums();
+  ASSERT_TRUE(by_grpc.status.ok());
+
+  // The client leaves after 3 frames of 8 samples; the server may have sent (and the history
+  // kept) more than it read.
+  const std::vector<SseMessage> first = ReadFramesThenLeave(http_, "/v1/sessions/h:stream?frameSamples=8", 3);
+  ASSERT_EQ(first.back().event, "frame");
+  const std::string last_id = first.back().id;
+  EXPECT_EQ(last_id, "24");
+  // The server releases the session once it notices the client gone (its next write fails);
+  // until then the resumed stream ends at once with FAILED_PRECONDITION (an `event: error`:
+  // the run's start found the session busy), and EventSource would retry.
+  HttpResponse resumed;
+  for (int i = 0; i < 400; ++i) {
+    resumed = Http(http_, "GET", "/v1/sessions/h:stream?frameSamples=8", {},
+                   "Last-Event-ID: " + last_id + "\r\n");
+    if (resumed.body.find("\"code\":9") == std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(resumed.status, 200) << resumed.body;
+  std::vector<SseMessage> joined = first;
+  const std::vector<SseMessage> rest = ParseSse(resumed.body);
+  ASSERT_GE(rest.size(), 3U) << resumed.body.substr(0, 2000);
+  joined.insert(joined.end(), rest.begin(), rest.end());
+  const Collected by_http = FromSse(joined);
+  ExpectSameSamples(by_http, by_grpc);
+}
+
+// A token file line TENANT:SALT:HASH (server/auth.h) for `token`.
+std::string TokenLine(const std::string& tenant, const std::string& token) {
+  const std::string salt = "0123456789abcdef";
+  const std::string input = salt + token;
+  unsigned char hash[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), hash);
+  char hex[2 * SHA256_DIGEST_LENGTH + 1];
+  for (int i = 0; i < SHA256_DIGEST_LENGTH; ++i) std::snprintf(hex + 2 * i, 3, "%02x", hash[i]);
+  return tenant + ":" + salt + ":" + hex;
+}
+
+// Bearer tokens and tenants as gRPC has them: the header, or ?access_token= on a stream.
+TEST(HttpTokenTest, TokensAndTenantsAreGrpcs) {
+  const std::string file = ::testing::TempDir() + "http_tokens_" + std::to_string(::getpid());
+  std::ofstream(file) << TokenLine("alpha", "alpha-secret") << "\n" << TokenLine("beta", "beta-secret") << "\n";
+  ServerProcess process(TETHER_SERVER_BINARY,
+                        {"--http-listen", "127.0.0.1:0", "--token-file", file,
+                         "--allow-insecure-tokens", "--quiet"});
+  const int grpc_port = process.WaitForPort();
+  ASSERT_GT(grpc_port, 0) << process.Log();
+  std::smatch match;
+  const std::string log = process.Log();
+  ASSERT_TRUE(std::regex_search(log, match, std::regex(R"("http_port":(\d+))"))) << log;
+  const int port = std::stoi(match[1]);
+  const std::string alpha = "Authorization: Bearer alpha-secret\r\n";
+  const std::string beta = "Authorization: Bearer beta-secret\r\n";
+
+  // No token: UNAUTHENTICATED → 401 with gRPC's message.
+  auto stub = v1::SimulationService::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string(grpc_port), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ListSessionsResponse ignored;
+  const grpc::Status by_grpc = stub->ListSessions(&context, v1::ListSessionsRequest(), &ignored);
+  ASSERT_EQ(by_grpc.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  const HttpResponse refused = Http(port, "GET", "/v1/sessions");
+  EXPECT_EQ(refused.status, 401);
+  EXPECT_TRUE(pb::util::MessageDifferencer::Equals(FromJson<google::rpc::Status>(refused.body),
+                                                   RichOf(by_grpc)))
+      << refused.body;
+  EXPECT_EQ(Http(port, "GET", "/v1/sessions", {}, "Authorization: Bearer wrong\r\n").status, 401);
+
+  // Each tenant sees its own sessions only.
+  ASSERT_EQ(Http(port, "POST", "/v1/sessions", ToJsonText(PendulumSession("mine", 0.5)), alpha).status, 200);
+  EXPECT_EQ(Http(port, "GET", "/v1/sessions/mine", {}, alpha).status, 200);
+  EXPECT_EQ(Http(port, "GET", "/v1/sessions/mine", {}, beta).status, 404);
+
+  // EventSource cannot send the header: the stream takes ?access_token=, for its tenant only.
+  EXPECT_EQ(Http(port, "GET", "/v1/sessions/mine:stream").status, 401);
+  EXPECT_EQ(Http(port, "GET", "/v1/sessions/mine:stream?access_token=beta-secret").status, 404);
+  const HttpResponse streamed = Http(port, "GET", "/v1/sessions/mine:stream?access_token=alpha-secret");
+  ASSERT_EQ(streamed.status, 200) << streamed.body;
+  const Collected samples = FromSse(ParseSse(streamed.body));
+  EXPECT_EQ(samples.t.size(), 11U);  // t = 0, 0.05, …, 0.5
+  EXPECT_TRUE(samples.has_summary);
+  // Not on unary calls: a token in a URL is for EventSource's sake only.
+  EXPECT_EQ(Http(port, "GET", "/v1/sessions/mine?access_token=alpha-secret").status, 400);
+  std::remove(file.c_str());
+}
+
+// In process, to read the server's own frame counters: a client that stops reading (a small
+// receive buffer, never read) stalls its session's run once the socket buffers are full, and
+// the server holds at most one computed frame for it meanwhile.
+TEST(HttpSlowClientTest, AClientThatDoesNotReadStallsOnlyItsOwnRun) {
+  ServerConfig config = TestConfig();
+  config.http_listen = "127.0.0.1:0";
+  std::string error;
+  std::unique_ptr<Server> server = Server::Start(config, &error);
+  ASSERT_NE(server, nullptr) << error;
+  const int port = server->http_port();
+  ASSERT_GT(port, 0);
+  ASSERT_EQ(Http(port, "POST", "/v1/sessions", ToJsonText(PendulumSession("slow", 10.0))).status, 200);
+  ASSERT_EQ(Http(port, "POST", "/v1/sessions", ToJsonText(PendulumSession("other", 2.0))).status, 200);
+
+  const int fd = ConnectLoopback(port, 4096);
+  ASSERT_GE(fd, 0);
+  const std::string request =
+      "GET /v1/sessions/slow:stream?indefinite=true&frameSamples=64 HTTP/1.1\r\nHost: x\r\n\r\n";
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+
+  // The run advances until the buffers between the server and this client are full, then
+  // stops: three equal readings of its time, 100 ms apart, at most 30 s of polling.
+  double t = -1.0;
+  int equal = 0;
+  for (int i = 0; i < 300 && equal < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto session = FromJson<v1::Session>(Http(port, "GET", "/v1/sessions/slow").body);
+    equal = session.t() == t ? equal + 1 : 0;
+    t = session.t();
+  }
+  EXPECT_EQ(equal, 3) << "the run did not stall behind a client that does not read";
+  EXPECT_GT(t, 0.0);
+  const ServerMetrics metrics = server->metrics();
+  EXPECT_LE(metrics.frames_buffered, 1U);
+  EXPECT_LE(metrics.max_frames_buffered_per_stream, 1U);
+  // Another session streams to its end meanwhile.
+  const Collected other = FromSse(ParseSse(Http(port, "GET", "/v1/sessions/other:stream").body));
+  EXPECT_EQ(other.t.size(), 41U);  // t = 0, 0.05, …, 2
+  EXPECT_TRUE(other.has_summary);
+  ::close(fd);
+}
+
+}  // namespace
+}  // namespace tether::server::testing
