@@ -544,7 +544,7 @@ export class SessionCard {
     if (ev.constraint !== undefined) text += ` c${num(ev.constraint) + 1} (${(this.model.inequalities ?? [])[num(ev.constraint)] ?? '?'} ≥ 0)`;
     if (ev.message) text += ` — ${ev.message}`;
     const init = initializationText(ev.initialization);
-    if (init && kind !== 'INITIALIZATION') text += `; ${init}`;
+    if (init && kind !== 'INITIALIZATION' && !(ev.message ?? '').includes(init)) text += `; ${init}`;
     this.events.push(text);
     const item = el('li', { 'data-kind': kind }, text);
     this.eventList.prepend(item);
