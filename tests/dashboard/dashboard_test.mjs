@@ -69,6 +69,9 @@ async function startServer(binary) {
     const child = spawn(binary, ['--listen', `127.0.0.1:${grpcPort}`, '--http-listen', `127.0.0.1:${httpPort}`, '--quiet'], { stdio: ['ignore', 'inherit', 'inherit'] });
     let exited = false;
     child.on('exit', () => { exited = true; });
+    // However this script ends (a failure, its own time limit, ctest's SIGTERM), the server
+    // goes with it.
+    process.on('exit', () => { if (!exited) child.kill('SIGKILL'); });
     const url = `http://127.0.0.1:${httpPort}`;
     for (let i = 0; i < 100 && !exited; i++) {
       try {
@@ -290,6 +293,15 @@ async function main() {
     await waitFor(page, () => document.querySelectorAll('#model option').length > 0, null, 'the model list loads');
     check(consoleErrors.length === 0, `the page loads without console errors ${consoleErrors.join(' | ')}`);
     if (args.scenario === 'all' || args.scenario === 'pendulum') await pendulumScenario(page);
+    if (args.scenario === 'all') {
+      // Keyboard and screen-reader reachable: every control is a native one with a name.
+      const unnamed = await page.evaluate(() => [...document.querySelectorAll('input, select, button, textarea')]
+        .filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || (e.tagName === 'BUTTON' && e.textContent.trim())))
+        .map((e) => e.outerHTML.slice(0, 80)));
+      check(unnamed.length === 0, `every control has a label ${unnamed.join(' | ')}`);
+      const clickableDivs = await page.$$eval('div[onclick], span[onclick], [role="button"]', (l) => l.length);
+      check(clickableDivs === 0, 'no div or span stands in for a button');
+    }
     if (args.scenario === 'all' || args.scenario === 'inequality') await inequalityScenario(page);
     if (args.scenario === 'fps') await fpsScenario(page);
     check(consoleErrors.length === 0, `no console errors during the run ${consoleErrors.join(' | ')}`);
@@ -300,6 +312,7 @@ async function main() {
   }
 }
 
+process.on('SIGTERM', () => process.exit(1));
 const overall = setTimeout(() => {
   console.log(`FAIL  the test took longer than ${kOverallTimeoutMs / 1000} s`);
   process.exit(1);
