@@ -139,7 +139,7 @@ export class SessionCard {
     this.pauseButton = el('button', { type: 'button', 'data-action': 'pause', onclick: () => this.pause() }, 'Pause');
     this.watchButton = el('button', { type: 'button', 'data-action': 'watch', onclick: () => this.toggleWatch() }, 'Watch');
     this.forkButton = el('button', { type: 'button', 'data-action': 'fork', onclick: () => this.fork() }, 'Fork');
-    this.csvButton = el('button', { type: 'button', 'data-action': 'csv', onclick: () => this.downloadCsv() }, 'Download CSV');
+    this.csvButton = el('button', { type: 'button', 'data-action': 'csv', title: `the samples this card holds: at most the last ${kCapacity}, with their residuals`, onclick: () => this.downloadCsv() }, 'Download CSV');
     this.closeButton = el('button', { type: 'button', 'data-action': 'delete', onclick: () => this.close() }, 'Delete');
 
     this.tEndInput = el('input', { type: 'number', id: `card-${u}-tend`, step: 'any', value: String(this.run.tEnd) });
