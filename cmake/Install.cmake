@@ -32,6 +32,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/client/include/ DESTINATION ${CMAKE_INST
 install(DIRECTORY ${PROJECT_BINARY_DIR}/proto/generated/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.h")
 
+# Whether tether::expr links asmjit (core/expr/CMakeLists.txt), for the package's dependencies.
+get_property(TETHER_NATIVE_CODE_ASMJIT GLOBAL PROPERTY TETHER_NATIVE_CODE_ASMJIT)
+if(NOT TETHER_NATIVE_CODE_ASMJIT)
+  set(TETHER_NATIVE_CODE_ASMJIT OFF)
+endif()
 set(tether_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/tether)
 install(EXPORT tetherTargets NAMESPACE tether:: DESTINATION ${tether_cmake_dir})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/tetherConfig.cmake.in

@@ -23,6 +23,7 @@
 #include "http_server.h"
 #include "metrics_http.h"
 #include "service.h"
+#include "tether/expr/program.h"
 #include "tether/version.h"
 #include "transport_security.h"
 
@@ -305,6 +306,7 @@ std::unique_ptr<Server> Server::Start(const ServerConfig& config, std::string* e
     *error = why;
     return nullptr;
   }
+  expr::SetNativeCodeEnabled(config.native_code);
   auto impl = std::make_unique<Impl>(config);
   std::string problems;
   for (const model::SpecProblem& p : impl->state.registry.LoadBuiltinCatalog()) {

@@ -268,4 +268,19 @@ std::string ChainSpecJson(const Chain& chain, const AngleState& start, const std
   return spec.dump(2);
 }
 
+AngleState ChainStart(int links) {
+  AngleState start;
+  for (int k = 0; k < links; ++k) {
+    start.angle.push_back(0.3L + 0.05L * k);
+    start.rate.push_back(0.0L);
+  }
+  return start;
+}
+
+Chain UnitChain(int links) {
+  return Chain{.masses = std::vector<double>(static_cast<std::size_t>(links), 1.0),
+               .lengths = std::vector<double>(static_cast<std::size_t>(links), 1.0),
+               .gravity = 9.81};
+}
+
 }  // namespace tether::bench

@@ -83,4 +83,9 @@ class ChainKinematics {
 // coordinates x1, y1, …, velocities vx1, vy1, …, parameters m1…, l1…, g and initial values.
 std::string ChainSpecJson(const Chain& chain, const AngleState& start, const std::string& name);
 
+// The scaling benchmarks' chain of `links` unit masses on unit rods (g = 9.81 m/s²), and its
+// start: rod k at 0.3 + 0.05·k rad from the vertical, at rest.
+Chain UnitChain(int links);
+AngleState ChainStart(int links);
+
 }  // namespace tether::bench

@@ -30,4 +30,21 @@ double MinCpuSeconds(int repeats, const std::function<void()>& work) {
   return best;
 }
 
+double SecondsPerCall(const std::function<void()>& call, double min_seconds, int repeats) {
+  long batch = 1;
+  for (;;) {
+    const double start = ThreadCpuSeconds();
+    for (long i = 0; i < batch; ++i) call();
+    if (ThreadCpuSeconds() - start >= min_seconds || batch > (1L << 40)) break;
+    batch *= 2;
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < std::max(repeats, 1); ++r) {
+    const double start = ThreadCpuSeconds();
+    for (long i = 0; i < batch; ++i) call();
+    best = std::min(best, (ThreadCpuSeconds() - start) / static_cast<double>(batch));
+  }
+  return best;
+}
+
 }  // namespace tether::bench

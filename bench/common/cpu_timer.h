@@ -16,4 +16,8 @@ double WallSeconds();
 // Runs `work` `repeats` times (≥ 1) and returns the smallest process CPU time of one run [s].
 double MinCpuSeconds(int repeats, const std::function<void()>& work);
 
+// Thread CPU seconds per call of `call`: batches of doubling size until one batch takes
+// `min_seconds`, then the minimum per-call time over `repeats` (≥ 1) such batches.
+double SecondsPerCall(const std::function<void()>& call, double min_seconds, int repeats);
+
 }  // namespace tether::bench

@@ -1,53 +1,18 @@
 #include "tether/expr/program.h"
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <unordered_map>
 
 #include "expr/invariant.h"
+#include "expr/native_code.h"
 #include "expr/ops.h"
 #include "expr/traverse.h"
 
 namespace tether::expr {
-
-// Instruction codes: the operations of `Op` plus cheaper forms of common powers.
-enum class Program::Code : std::uint8_t {
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kNeg,
-  kSquare,     // a²  = a·a
-  kCube,       // a³  = a·a·a
-  kPowInt,     // aⁿ by repeated squaring, n = int32 in `c`
-  kRecip,      // a⁻¹ = 1/a
-  kSqrt,       // a^½ (and sqrt)
-  kRecipSqrt,  // a^−½ = 1/√a
-  kPow,
-  kSin,
-  kCos,
-  kTan,
-  kAsin,
-  kAcos,
-  kAtan,
-  kAtan2,
-  kSinh,
-  kCosh,
-  kTanh,
-  kExp,
-  kLog,
-  kAbs,
-  kSign,
-  kMin,
-  kMax,
-  kSelect,
-  kMulAdd,  // a·b + c
-  kMulSub,  // a·b − c
-  kSubMul,  // c − a·b
-  kNegMul,  // −(a·b)
-};
 
 namespace {
 
@@ -299,20 +264,73 @@ class ProgramCompiler {
 
 }  // namespace internal
 
+namespace {
+
+std::atomic<bool> native_code_enabled{internal::NativeCodeAvailable()};
+std::atomic<std::uint64_t> native_compiled{0};
+std::atomic<std::uint64_t> native_fallbacks{0};
+std::atomic<std::uint64_t> native_bytes{0};
+
+void CheckSizes(const char* who, std::size_t num_in, std::size_t num_out, std::size_t inputs,
+                std::size_t outputs) {
+  if (num_in == inputs && num_out == outputs) return;
+  Fatal(std::string(who) + ": got " + std::to_string(num_in) + " inputs and " +
+        std::to_string(num_out) + " outputs, expected " + std::to_string(inputs) + " and " +
+        std::to_string(outputs));
+}
+
+}  // namespace
+
+void SetNativeCodeEnabled(bool enabled) {
+  native_code_enabled.store(enabled && internal::NativeCodeAvailable());
+}
+
+bool NativeCodeEnabled() { return native_code_enabled.load(); }
+
+NativeCodeCounts GetNativeCodeCounts() {
+  return {native_compiled.load(), native_fallbacks.load(), native_bytes.load()};
+}
+
 Program Compile(const Context& context, std::span<const Expr> outputs,
                 std::span<const Expr> inputs) {
   internal::ProgramCompiler compiler(context, outputs, inputs);
   compiler.Lower();
   compiler.Fuse();
-  return compiler.Emit();
+  Program program = compiler.Emit();
+  // A program without instructions only copies; the interpreter's loop is as fast.
+  if (NativeCodeEnabled() && program.num_instructions() > 0) program.AttachNativeCode();
+  return program;
+}
+
+bool Program::AttachNativeCode() {
+  if (native_ != nullptr || !internal::NativeCodeAvailable()) return native_ != nullptr;
+  native_ = internal::CompileNativeCode(*this);
+  if (native_ != nullptr) {
+    native_compiled.fetch_add(1);
+    native_bytes.fetch_add(native_->bytes);
+  } else {
+    native_fallbacks.fetch_add(1);
+  }
+  return native_ != nullptr;
 }
 
 void Program::Evaluate(std::span<const double> in, std::span<double> out) {
-  if (in.size() != num_inputs_ || out.size() != output_registers_.size()) {
-    Fatal("Program::Evaluate: got " + std::to_string(in.size()) + " inputs and " +
-          std::to_string(out.size()) + " outputs, expected " + std::to_string(num_inputs_) +
-          " and " + std::to_string(output_registers_.size()));
+  // The native code stores each output as soon as it is computed, so an `out` that overlaps
+  // `in` takes the interpreter, which reads every input first.
+  const auto in_begin = reinterpret_cast<std::uintptr_t>(in.data());
+  const auto out_begin = reinterpret_cast<std::uintptr_t>(out.data());
+  const bool overlap = !in.empty() && !out.empty() && in_begin < out_begin + out.size_bytes() &&
+                       out_begin < in_begin + in.size_bytes();
+  if (native_ == nullptr || overlap) {
+    Interpret(in, out);
+    return;
   }
+  CheckSizes("Program::Evaluate", in.size(), out.size(), num_inputs_, output_registers_.size());
+  native_->entry(in.data(), out.data(), registers_.data());
+}
+
+void Program::Interpret(std::span<const double> in, std::span<double> out) {
+  CheckSizes("Program::Evaluate", in.size(), out.size(), num_inputs_, output_registers_.size());
   double* r = registers_.data();
   for (std::size_t i = 0; i < in.size(); ++i) r[i] = in[i];
   using internal::ApplyUnary;
@@ -360,6 +378,25 @@ void Program::Evaluate(std::span<const double> in, std::span<double> out) {
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = r[output_registers_[k]];
 }
 
+int Program::NumOperands(Code code) {
+  switch (code) {
+    case Code::kSelect:
+    case Code::kMulAdd:
+    case Code::kMulSub:
+    case Code::kSubMul: return 3;
+    case Code::kAdd:
+    case Code::kSub:
+    case Code::kMul:
+    case Code::kDiv:
+    case Code::kPow:
+    case Code::kAtan2:
+    case Code::kMin:
+    case Code::kMax:
+    case Code::kNegMul: return 2;
+    default: return 1;
+  }
+}
+
 std::string Program::Disassemble() const {
   static constexpr std::array<const char*, 33> kNames = {
       "add",   "sub",    "mul",    "div",    "neg",    "square", "cube", "powi", "recip",
@@ -381,25 +418,9 @@ std::string Program::Disassemble() const {
   for (const Instruction& ins : code_) {
     const auto code = static_cast<std::size_t>(ins.code);
     text += "r" + std::to_string(ins.dst) + " = " + kNames[code] + " r" + std::to_string(ins.a);
-    switch (ins.code) {
-      case Code::kPowInt: text += ", " + std::to_string(static_cast<std::int32_t>(ins.c)); break;
-      case Code::kSelect:
-      case Code::kMulAdd:
-      case Code::kMulSub:
-      case Code::kSubMul:
-        text += ", r" + std::to_string(ins.b) + ", r" + std::to_string(ins.c);
-        break;
-      case Code::kAdd:
-      case Code::kSub:
-      case Code::kMul:
-      case Code::kDiv:
-      case Code::kPow:
-      case Code::kAtan2:
-      case Code::kMin:
-      case Code::kMax:
-      case Code::kNegMul: text += ", r" + std::to_string(ins.b); break;
-      default: break;
-    }
+    if (ins.code == Code::kPowInt) text += ", " + std::to_string(static_cast<std::int32_t>(ins.c));
+    if (NumOperands(ins.code) >= 2) text += ", r" + std::to_string(ins.b);
+    if (NumOperands(ins.code) == 3) text += ", r" + std::to_string(ins.c);
     text += '\n';
   }
   for (std::size_t k = 0; k < output_registers_.size(); ++k) {

@@ -121,7 +121,10 @@ TEST(ProgramTest, SharesSubexpressionsAcrossOutputs) {
 }
 
 // Random trees compile to programs that match the tree evaluation within the running error
-// bound of random_tree.h (both results within `bound` of the exact value: |Δ| ≤ 2·bound).
+// bound of random_tree.h (both results within `bound` of the exact value: |Δ| ≤ 2·bound), with
+// both backends: Evaluate (native code where the platform has it) and Interpret, which must
+// agree bit for bit (the same operations in the same order, native_code.h; the trees' values
+// are finite).
 TEST(ProgramTest, RandomExpressionsEqualTreeEvaluation) {
   const std::vector<std::string> names = {"a", "b", "c", "d"};
   std::mt19937 rng(7);
@@ -145,6 +148,10 @@ TEST(ProgramTest, RandomExpressionsEqualTreeEvaluation) {
       const std::vector<double> in = {coordinate(rng), coordinate(rng), coordinate(rng),
                                       coordinate(rng)};
       program.Evaluate(in, out);
+      std::vector<double> interpreted(outputs.size());
+      program.Interpret(in, interpreted);
+      EXPECT_EQ(out, interpreted) << "seed " << seed;
+      EXPECT_EQ(program.has_native_code(), NativeCodeEnabled());
       const std::vector<double> expected = TreeValues(c, outputs, inputs, in);
       for (std::size_t k = 0; k < trees.size(); ++k) {
         const testing::Bounded b = testing::EvaluateTree(*trees[k], in);

@@ -4,8 +4,10 @@
 // instructions over one register file [inputs | constants | temporaries]. Every node is
 // computed once, however many outputs share it (common subexpressions across all outputs).
 // Inputs are symbols bound to positions of an input array; constants are preloaded registers.
-// `Evaluate` copies the inputs in, runs the instructions in one switch loop and copies the
-// outputs out, with no allocation.
+// `Evaluate` runs the program's machine code when it has some (compiled with it, once:
+// core/expr/native_code.h), else `Interpret`, which copies the inputs in, runs the
+// instructions in one switch loop and copies the outputs out. Both give the same bits and
+// neither allocates.
 //
 // What Compile does to make the loop short (none of it changes a result bit, except powers):
 //   - powers with a constant exponent take cheap forms: x² = x·x, x³ = x·x·x, xⁿ for integer
@@ -19,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,19 +32,93 @@ namespace tether::expr {
 
 namespace internal {
 class ProgramCompiler;  // program.cc
+struct NativeCode;      // native_code.h
 }  // namespace internal
 
 class Program {
  public:
+  // Instruction codes: the operations of `Op` plus cheap forms of powers and fused products.
+  // The interpreter (program.cc) and the native code (core/expr/native_code.h) give each the
+  // same meaning, operation by operation.
+  enum class Code : std::uint8_t {
+    kAdd,
+    kSub,
+    kMul,
+    kDiv,
+    kNeg,
+    kSquare,     // a²  = a·a
+    kCube,       // a³  = (a·a)·a
+    kPowInt,     // aⁿ by binary powering, n = int32 in `c`
+    kRecip,      // a⁻¹ = 1/a
+    kSqrt,       // a^½ (and sqrt)
+    kRecipSqrt,  // a^−½ = 1/√a
+    kPow,
+    kSin,
+    kCos,
+    kTan,
+    kAsin,
+    kAcos,
+    kAtan,
+    kAtan2,
+    kSinh,
+    kCosh,
+    kTanh,
+    kExp,
+    kLog,
+    kAbs,
+    kSign,
+    kMin,
+    kMax,
+    kSelect,  // a > 0 ? b : c
+    kMulAdd,  // a·b + c
+    kMulSub,  // a·b − c
+    kSubMul,  // c − a·b
+    kNegMul,  // −(a·b)
+  };
+
+  // Registers an instruction of `code` reads: a; a, b; or a, b, c (kPowInt's `c` is its
+  // exponent, not a register).
+  static int NumOperands(Code code);
+
+  // r[dst] ← code(r[a], r[b], r[c]); operands a code does not read are 0.
+  struct Instruction {
+    Code code;
+    std::uint32_t dst;
+    std::uint32_t a;
+    std::uint32_t b;
+    std::uint32_t c;
+  };
+
   Program() = default;
 
-  // Evaluates all outputs. `in.size()` must equal `num_inputs()`, `out.size()` `num_outputs()`.
-  // Not safe to call concurrently on one object (it owns its register file); copy it per thread.
+  // Evaluates all outputs, with the native code when there is some (see NativeCodeEnabled),
+  // else with the interpreter. `in.size()` must equal `num_inputs()`, `out.size()`
+  // `num_outputs()`. Not safe to call concurrently on one object (it owns its register file);
+  // copy it per thread (copies share the native code, which is read-only).
   void Evaluate(std::span<const double> in, std::span<double> out);
+
+  // Evaluates with the switch interpreter whatever native code exists: the reference the
+  // native code is tested against. Same contract as Evaluate.
+  void Interpret(std::span<const double> in, std::span<double> out);
 
   [[nodiscard]] std::size_t num_inputs() const { return num_inputs_; }
   [[nodiscard]] std::size_t num_outputs() const { return output_registers_.size(); }
   [[nodiscard]] std::size_t num_instructions() const { return code_.size(); }
+  // True when Evaluate runs machine code compiled for this program.
+  [[nodiscard]] bool has_native_code() const { return native_ != nullptr; }
+  // Compiles this program's native code now, unless it has some or the platform has no
+  // backend; Compile calls it when NativeCodeEnabled(). Counted in GetNativeCodeCounts (a
+  // failure as a fallback). Returns has_native_code().
+  bool AttachNativeCode();
+
+  // The compiled form, for code generators: instructions in execution order over the register
+  // file [inputs | constants | temporaries], whose initial values (constants set, the rest 0)
+  // `initial_registers` gives, and the register each output reads.
+  [[nodiscard]] std::span<const Instruction> instructions() const { return code_; }
+  [[nodiscard]] std::span<const double> initial_registers() const { return registers_; }
+  [[nodiscard]] std::span<const std::uint32_t> output_registers() const {
+    return output_registers_;
+  }
 
   // Human-readable listing, for debugging and docs: a header line ("; 8 inputs r0..r7,
   // 16 registers, 14 instructions"), the constant registers ("r8 = 2"), one line per
@@ -51,24 +128,28 @@ class Program {
  private:
   friend class internal::ProgramCompiler;
 
- public:
-  // Instruction codes (program.cc): the operations of `Op` plus cheap forms of powers.
-  enum class Code : std::uint8_t;
-
- private:
-  struct Instruction {
-    Code code;
-    std::uint32_t dst;
-    std::uint32_t a;
-    std::uint32_t b;
-    std::uint32_t c;
-  };
-
   std::size_t num_inputs_ = 0;
   std::vector<Instruction> code_;
   std::vector<double> registers_;  // [inputs | constants | temporaries]
   std::vector<std::uint32_t> output_registers_;
+  std::shared_ptr<const internal::NativeCode> native_;  // null: interpret
 };
+
+// Native code for compiled programs (core/expr/native_code.h has the backend, its measurement
+// and its rounding contract). Process-wide: Compile consults it, so set it before the first
+// model is built (server start-up); programs already compiled keep what they have.
+// Default: on where the platform has a backend (x86-64 System V), off elsewhere.
+void SetNativeCodeEnabled(bool enabled);
+[[nodiscard]] bool NativeCodeEnabled();
+
+// What Compile did about native code since the process started.
+struct NativeCodeCounts {
+  std::uint64_t compiled = 0;   // programs given native code
+  std::uint64_t fallbacks = 0;  // programs left to the interpreter although native code was on
+                                // (the backend failed: out of executable memory, an error)
+  std::uint64_t code_bytes = 0;  // machine code emitted, bytes
+};
+[[nodiscard]] NativeCodeCounts GetNativeCodeCounts();
 
 // Compiles `outputs` as functions of `inputs` (symbol nodes; their order fixes the input
 // array). A symbol reachable from an output but missing from `inputs` is a programming error

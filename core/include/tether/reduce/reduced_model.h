@@ -206,6 +206,12 @@ class ReducedModel {
   // (for w); false as Rhs, or when G_w is singular.
   bool Jacobian(double t, std::span<const double> z, std::span<double> values);
 
+  // The compiled programs (stage, invariants, mass, outputs, ∂F/∂z; some may be empty), for
+  // benchmarks and code generators.
+  [[nodiscard]] std::vector<const expr::Program*> programs() const {
+    return {&stage_, &invariants_, &mass_, &outputs_, &jacobian_};
+  }
+
  private:
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 

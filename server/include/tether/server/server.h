@@ -113,6 +113,11 @@ struct ServerConfig {
   // (server/metrics.h lists them); empty = none. Port 0 picks a free one (Server::metrics_port).
   std::string metrics_listen;
 
+  // Compile models to machine code (core/expr/native_code.h); false runs every model in the
+  // interpreter (the reference). Process-wide (expr::SetNativeCodeEnabled), applied by Start
+  // before any model is built: the last server started in a process decides.
+  bool native_code = true;
+
   // Bearer tokens and tenants (server/auth.h documents the file: lines TENANT:SALT:HASH, salted
   // SHA-256 hashes, re-read when it changes). Empty = no authentication: one anonymous tenant,
   // every call accepted, as without this option. With it, every call of
