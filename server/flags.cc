@@ -83,6 +83,10 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
                   "recently used sessions is trimmed")
       ->envname("TETHER_REPLAY_TOTAL_BYTES")->capture_default_str()->check(at_least_one);
   app->add_flag("--quiet", flags->quiet, "no per-RPC log lines")->envname("TETHER_QUIET");
+  app->add_option("--replica-name", c.replica_name,
+                  "name sent to clients as x-tether-replica with every stream (default: the "
+                  "host name)")
+      ->envname("TETHER_REPLICA_NAME");
   app->add_option("--native-code", c.native_code,
                   "compile models to machine code (on/off); off runs the interpreter")
       ->envname("TETHER_NATIVE_CODE")->capture_default_str();

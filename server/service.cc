@@ -1,5 +1,8 @@
 #include "service.h"
 
+#include <unistd.h>
+
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -26,6 +29,24 @@ grpc::Status SimulationService::Authenticate(const grpc::CallbackServerContext& 
   if (found == metadata.end()) return core_.Authenticate(std::nullopt, tenant);
   return core_.Authenticate(std::string_view(found->second.data(), found->second.size()), tenant);
 }
+
+namespace {
+
+// The initial metadata that names the replica to the client (client/src/client.cc and the
+// Python client read it).
+constexpr char kReplicaHeader[] = "x-tether-replica";
+
+std::string ReplicaName(const ServerConfig& config) {
+  if (!config.replica_name.empty()) return config.replica_name;
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) return {};
+  return host.data();
+}
+
+}  // namespace
+
+SimulationService::SimulationService(ServiceState* state)
+    : state_(state), core_(state), replica_name_(ReplicaName(state->config)) {}
 
 template <typename Body>
 grpc::ServerUnaryReactor* SimulationService::RunUnary(grpc::CallbackServerContext* context,
@@ -179,6 +200,7 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StreamStates(
   StreamStart start;
   if (status.ok()) status = core_.OpenStateStream(tenant, *request, &log, &start);
   if (!status.ok()) return new RefusedStream(log.Finish(Bounded(status)));
+  if (!replica_name_.empty()) context->AddInitialMetadata(kReplicaHeader, replica_name_);
   return StartStream(tenant, std::move(start), std::move(log));
 }
 
@@ -195,6 +217,7 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::Simulate(
   StreamStart start;
   if (status.ok()) status = core_.OpenSimulate(tenant, *request, &start);
   if (!status.ok()) return new RefusedStream(log.Finish(Bounded(status)));
+  if (!replica_name_.empty()) context->AddInitialMetadata(kReplicaHeader, replica_name_);
   return StartStream(tenant, std::move(start), std::move(log));
 }
 

@@ -14,7 +14,7 @@ namespace tether::server {
 
 class SimulationService final : public v1::SimulationService::CallbackService {
  public:
-  explicit SimulationService(ServiceState* state) : state_(state), core_(state) {}
+  explicit SimulationService(ServiceState* state);
 
   grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* context,
                                        const v1::ListModelsRequest* request,
@@ -70,6 +70,7 @@ class SimulationService final : public v1::SimulationService::CallbackService {
 
   ServiceState* state_;
   SessionService core_;
+  std::string replica_name_;  // sent as x-tether-replica (ServerConfig::replica_name)
 };
 
 }  // namespace tether::server

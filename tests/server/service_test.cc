@@ -1,8 +1,10 @@
 // In-process tests of every RPC of tether.v1.SimulationService and its error paths.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <thread>
@@ -508,6 +510,53 @@ TEST_F(ServiceTest, ResumeAfterCancelEqualsAnUninterruptedRun) {
 // A client that cancels a stream and at once resumes, updates, forks or deletes the session is
 // not refused because the server has not finished the cancelled stream yet (nor seen its
 // cancel): the new call waits, boundedly, for the old one to let go. No WaitNotRunning here.
+// Every stream names the replica that runs it in its initial metadata (x-tether-replica):
+// ServerConfig::replica_name, else the host name.
+TEST_F(ServiceTest, StreamsNameTheirReplica) {
+  auto replica_of = [](grpc::ClientContext* context, auto* reader) {
+    v1::StateChunk chunk;
+    EXPECT_TRUE(reader->Read(&chunk));
+    const auto& metadata = context->GetServerInitialMetadata();
+    const auto named = metadata.find("x-tether-replica");
+    std::string name =
+        named == metadata.end() ? "" : std::string(named->second.data(), named->second.size());
+    context->TryCancel();
+    while (reader->Read(&chunk)) {
+    }
+    reader->Finish();
+    return name;
+  };
+  MustCreate("pendulum", "named", 1.0);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/named");
+  {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    auto reader = stub_->StreamStates(&context, request);
+    std::array<char, 256> host{};
+    ASSERT_EQ(gethostname(host.data(), host.size() - 1), 0);
+    EXPECT_EQ(replica_of(&context, reader.get()), std::string(host.data()));
+  }
+  ServerConfig config = TestConfig();
+  config.replica_name = "tether-7f9c-abcde";
+  Restart(config);
+  MustCreate("pendulum", "named", 1.0);
+  {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    auto reader = stub_->StreamStates(&context, request);
+    EXPECT_EQ(replica_of(&context, reader.get()), "tether-7f9c-abcde");
+  }
+  {
+    v1::SimulateRequest simulate;
+    simulate.set_model("models/pendulum");
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    auto reader = stub_->Simulate(&context, simulate);
+    EXPECT_EQ(replica_of(&context, reader.get()), "tether-7f9c-abcde");
+  }
+}
+
 TEST_F(ServiceTest, CallsRightAfterACancelAreNotRefused) {
   MustCreate("pendulum", "quick", 100.0);
   v1::StreamStatesRequest request;

@@ -113,6 +113,12 @@ struct ServerConfig {
   // (server/metrics.h lists them); empty = none. Port 0 picks a free one (Server::metrics_port).
   std::string metrics_listen;
 
+  // The name this server gives itself in the initial metadata x-tether-replica of every
+  // StreamStates and Simulate call, so that a client behind a proxy or a DNS name can tell
+  // which replica ran its call (a sweep's replica column). Empty = the host name, which in
+  // Kubernetes is the pod's name.
+  std::string replica_name;
+
   // Compile models to machine code (core/expr/native_code.h); false runs every model in the
   // interpreter (the reference). Process-wide (expr::SetNativeCodeEnabled), applied by Start
   // before any model is built: the last server started in a process decides.
