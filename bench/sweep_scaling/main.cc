@@ -64,8 +64,10 @@ class Replica {
  public:
   // `log` must be a new file: the address is read from it.
   Replica(const std::string& log, int cpu) : log_(log), cpu_(cpu) {
+    // Named by its log file: the replicas share a host name, the sweep's replica column must
+    // tell them apart.
     pid_ = Spawn({TETHER_SERVER_BINARY, "--listen", "127.0.0.1:0", "--worker-threads", "1",
-                  "--quiet"},
+                  "--quiet", "--replica-name", log},
                  log_, cpu);
   }
   ~Replica() {

@@ -4,6 +4,7 @@ Servers listen on 127.0.0.1 with port 0 and report the port they got on stderr (
 `{"event":"serving","port":N}`); every wait here is bounded, so a broken server fails a test
 instead of hanging it.
 """
+import itertools
 import json
 import os
 import signal
@@ -16,11 +17,16 @@ STOP_TIMEOUT = 30.0
 
 
 class ServerProcess:
-    """A tether-server child process; `address` is "127.0.0.1:PORT"."""
+    """A tether-server child process; `address` is "127.0.0.1:PORT". Each is named replica-N
+    (x-tether-replica): the processes share a host name, which is the server's default."""
+
+    started = itertools.count()
 
     def __init__(self, binary, *extra_args):
+        self.name = f"replica-{next(ServerProcess.started)}"
         self.process = subprocess.Popen(
-            [binary, "--listen", "127.0.0.1:0", "--drain-grace", "0", "--quiet", *extra_args],
+            [binary, "--listen", "127.0.0.1:0", "--drain-grace", "0", "--quiet",
+             "--replica-name", self.name, *extra_args],
             stderr=subprocess.PIPE, text=True)
         self.port = self._wait_for_port()
         self.address = f"127.0.0.1:{self.port}"

@@ -68,8 +68,8 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(list(rows["m"]), [1.0, 1.5, 2.0, 2.5] * 3)
         self.assertEqual(set(rows["status"]), {"OK"})
         self.assertEqual(set(rows["termination"]), {"REACHED_END"})
-        self.assertEqual(len(set(rows["replica"])), 3,
-                         "round_robin spreads the runs over all three")
+        self.assertEqual(set(rows["replica"]), {server.name for server in SERVERS},
+                         "round_robin spreads the runs over all three, each named by its server")
         for _, row in rows.iterrows():
             # Simulate is deterministic: the same request gives the same numbers on any replica.
             single = self.client.simulate("pendulum", t_end=2, method="dop853", output_interval=0.1,
@@ -213,7 +213,7 @@ class KilledReplicaTest(unittest.TestCase):
         while time.monotonic() < deadline and process.poll() is None:
             text = open(output).read() if os.path.exists(output) else ""
             complete = text[: text.rfind("\n") + 1]
-            if f",ipv4:{victim.address}," in complete:
+            if f",{victim.name}," in complete:
                 break
             time.sleep(0.02)
         victim.kill()
@@ -226,7 +226,7 @@ class KilledReplicaTest(unittest.TestCase):
         retried = rows[rows["attempts"] > 1]
         # The runs in flight on the killed replica failed with UNAVAILABLE and ran again elsewhere.
         self.assertGreaterEqual(len(retried), 1, "no run was in flight on the killed replica")
-        self.assertTrue((retried["replica"] != f"ipv4:{victim.address}").all())
+        self.assertTrue((retried["replica"] != victim.name).all())
         print(f"{len(retried)} runs retried after the kill; replicas: "
               f"{rows['replica'].value_counts().to_dict()}", file=sys.stderr)
 
