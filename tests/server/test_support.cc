@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <fcntl.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -118,17 +120,20 @@ ServerProcess::ServerProcess(const std::string& binary, const std::vector<std::s
          std::to_string(started++) + ".log";
   std::vector<std::string> argv = {binary, "--listen", "127.0.0.1:0", "--worker-threads", "2"};
   argv.insert(argv.end(), args.begin(), args.end());
+  // Truncated here, before the fork: with pids recycled (pid_max 32768), a log of an earlier
+  // test process with this pid may still be there, and WaitForPort would read its port.
+  const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   pid_ = ::fork();
   if (pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a crashed test
-    std::FILE* err = std::freopen(log_.c_str(), "w", stderr);
-    (void)err;
+    ::dup2(fd, STDERR_FILENO);
     std::vector<char*> pointers;
     for (std::string& a : argv) pointers.push_back(a.data());
     pointers.push_back(nullptr);
     ::execv(binary.c_str(), pointers.data());
     ::_exit(127);
   }
+  ::close(fd);
 }
 
 ServerProcess::~ServerProcess() {
