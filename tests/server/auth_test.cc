@@ -2,7 +2,6 @@
 // NOT_FOUND across tenants for every session- and model-scoped RPC, lists filtered, quotas per
 // tenant, the token file re-read, a plaintext port refused unless allowed; and against a real
 // tether-server process: `hash-token`, the CLI's --token-file, and no token in any log line.
-#include <openssl/sha.h>
 
 #include <chrono>
 #include <csignal>
@@ -37,18 +36,6 @@ const std::string kAlphaToken = "alpha-7f3c9d2e1b8a4f60-token";
 const std::string kBetaToken = "beta-0c5e8a91d4b27f36-token";
 const std::string kGammaToken = "gamma-93e1f0a7c2d45b86-token";
 const std::string kWrongToken = "wrong-4d1a6e0b9c8f2735-token";
-
-// A token file line as server/auth.h documents it, computed here independently of the server:
-// TENANT:SALT:hex(SHA-256(SALT ‖ token)).
-std::string TokenLine(const std::string& tenant, const std::string& token,
-                      const std::string& salt = "00112233445566778899aabbccddeeff") {
-  const std::string input = salt + token;
-  unsigned char hash[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), hash);
-  char hex[2 * SHA256_DIGEST_LENGTH + 1];
-  for (int i = 0; i < SHA256_DIGEST_LENGTH; ++i) std::snprintf(hex + 2 * i, 3, "%02x", hash[i]);
-  return tenant + ":" + salt + ":" + hex;
-}
 
 void WriteFile(const std::string& path, const std::string& text) {
   // Written beside and renamed into place: the server never reads half a file.

@@ -4,7 +4,6 @@
 // stream carries the gRPC stream's samples bit for bit, a reconnect with Last-Event-ID resumes
 // with no gap or duplicate, and (in process, to read the server's counters) a client that
 // does not read stalls its own run with at most one frame held.
-#include <openssl/sha.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -492,17 +491,6 @@ TEST_F(HttpTest, AReconnectWithLastEventIdContinuesWithoutGapOrDuplicate) {
   joined.insert(joined.end(), rest.begin(), rest.end());
   const Collected by_http = FromSse(joined);
   ExpectSameSamples(by_http, by_grpc);
-}
-
-// A token file line TENANT:SALT:HASH (server/auth.h) for `token`.
-std::string TokenLine(const std::string& tenant, const std::string& token) {
-  const std::string salt = "0123456789abcdef";
-  const std::string input = salt + token;
-  unsigned char hash[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), hash);
-  char hex[2 * SHA256_DIGEST_LENGTH + 1];
-  for (int i = 0; i < SHA256_DIGEST_LENGTH; ++i) std::snprintf(hex + 2 * i, 3, "%02x", hash[i]);
-  return tenant + ":" + salt + ":" + hex;
 }
 
 // Bearer tokens and tenants as gRPC has them: the header, or ?access_token= on a stream.

@@ -4,12 +4,14 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <openssl/sha.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -112,6 +114,16 @@ int HealthStatus(const std::shared_ptr<grpc::Channel>& channel, const std::strin
   // Field 1, varint: tag byte 0x08 then the value; an absent field is UNKNOWN = 0.
   if (bytes.size() >= 2 && bytes[0] == 0x08) return bytes[1];
   return 0;
+}
+
+std::string TokenLine(const std::string& tenant, const std::string& token,
+                      const std::string& salt) {
+  const std::string input = salt + token;
+  unsigned char hash[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), hash);
+  char hex[2 * SHA256_DIGEST_LENGTH + 1];
+  for (int i = 0; i < SHA256_DIGEST_LENGTH; ++i) std::snprintf(hex + 2 * i, 3, "%02x", hash[i]);
+  return tenant + ":" + salt + ":" + hex;
 }
 
 ServerProcess::ServerProcess(const std::string& binary, const std::vector<std::string>& args) {

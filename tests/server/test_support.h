@@ -254,6 +254,11 @@ std::map<std::string, double> ScrapeMetrics(int port);
 // set only after its client saw the status, so a scrape right after a call may still count it.
 std::map<std::string, double> ScrapeMetricsWhenIdle(int port);
 
+// A token file line as server/auth.h documents it, computed here independently of the server:
+// TENANT:SALT:hex(SHA-256(SALT ‖ token)).
+std::string TokenLine(const std::string& tenant, const std::string& token,
+                      const std::string& salt = "00112233445566778899aabbccddeeff");
+
 // A real tether-server process on 127.0.0.1 port 0 with 2 worker threads and `args` added;
 // its stderr goes to a file read for the port. Killed (SIGKILL) at destruction if still running,
 // and with the test process if that dies.
