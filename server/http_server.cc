@@ -19,6 +19,7 @@
 #include "session_service.h"
 #include "sse_stream.h"
 #include "tcp_listener.h"
+#include "tether/v1/simulation_service.grpc.pb.h"
 
 namespace tether::server {
 namespace {
@@ -36,67 +37,6 @@ constexpr unsigned kSpareConnections = 256;
 std::size_t MaxBodyBytes(std::size_t max_spec_bytes) { return 2 * max_spec_bytes + 64 * 1024; }
 
 constexpr std::string_view kJson = "application/json";
-
-// Which call a request is; kNone for an unknown path.
-enum class Target {
-  kNone, kListModels, kGetModel, kRegisterModel, kDeleteModel, kCreateSession, kGetSession,
-  kListSessions, kUpdateSession, kForkSession, kDeleteSession, kControlSession, kStreamStates,
-  kSimulate, kGetServerInfo, kHealth
-};
-
-struct Route {
-  Target target = Target::kNone;
-  std::string id;             // the {model} or {session} of the path
-  std::string allowed;        // the path's methods, for 405
-};
-
-bool IsSegment(std::string_view id) {
-  return !id.empty() && id.find_first_of("/:") == std::string_view::npos;
-}
-
-// The route of `method` `path` (transcoding's templates, see http_server.h).
-Route Match(std::string_view method, std::string_view path) {
-  Route route;
-  auto pick = [&](std::initializer_list<std::pair<std::string_view, Target>> choices) {
-    for (const auto& [m, target] : choices) {
-      if (!route.allowed.empty()) route.allowed += ", ";
-      route.allowed += m;
-      if (method == m) route.target = target;
-    }
-    return route;
-  };
-  if (path == "/healthz") return pick({{"GET", Target::kHealth}});
-  if (path == "/v1/models") return pick({{"GET", Target::kListModels}});
-  if (path == "/v1/models:register") return pick({{"POST", Target::kRegisterModel}});
-  if (path == "/v1/sessions") {
-    return pick({{"GET", Target::kListSessions}, {"POST", Target::kCreateSession}});
-  }
-  if (path == "/v1:simulate") return pick({{"POST", Target::kSimulate}});
-  if (path == "/v1/serverInfo") return pick({{"GET", Target::kGetServerInfo}});
-  constexpr std::string_view kModels = "/v1/models/";
-  constexpr std::string_view kSessions = "/v1/sessions/";
-  if (path.starts_with(kModels) && IsSegment(path.substr(kModels.size()))) {
-    route.id = std::string(path.substr(kModels.size()));
-    return pick({{"GET", Target::kGetModel}, {"DELETE", Target::kDeleteModel}});
-  }
-  if (path.starts_with(kSessions)) {
-    std::string_view rest = path.substr(kSessions.size());
-    const std::size_t colon = rest.find(':');
-    const std::string_view verb = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
-    rest = rest.substr(0, colon);
-    if (!IsSegment(rest)) return route;
-    route.id = std::string(rest);
-    if (colon == std::string_view::npos) {
-      return pick({{"GET", Target::kGetSession},
-                   {"PATCH", Target::kUpdateSession},
-                   {"DELETE", Target::kDeleteSession}});
-    }
-    if (verb == "fork") return pick({{"POST", Target::kForkSession}});
-    if (verb == "control") return pick({{"POST", Target::kControlSession}});
-    if (verb == "stream") return pick({{"GET", Target::kStreamStates}});
-  }
-  return route;
-}
 
 // libmicrohttpd's per-request state: the body as it arrives, then the answer of a call that
 // ran on the pool.
@@ -247,29 +187,30 @@ struct HttpServer::Handler {
     return std::nullopt;
   }
 
-  // Reads the request message: the body (body routes) or the query, then the path's name.
-  template <typename Request>
-  grpc::Status Bind(bool body, std::vector<std::pair<std::string, std::string>>* query,
-                    Request* request) const {
-    if (body) return ParseBody(call->body, request);
-    return BindQuery(*query, request);
+  // Reads the request message: the body (body routes) or the query, then the path's
+  // variables (which win, as transcoding specifies).
+  grpc::Status Bind(const HttpRoutes::Found& found,
+                    const std::vector<std::pair<std::string, std::string>>& query,
+                    google::protobuf::Message* request) const {
+    grpc::Status status =
+        found.route->body ? ParseBody(call->body, request) : BindQuery(query, request);
+    if (status.ok()) status = BindQuery(found.bindings, request, "path");
+    return status;
   }
 
   // A unary call: `run(tenant, request, response)` on the pool (numerical) or inline.
   template <typename Request, typename Response, typename Run>
-  MHD_Result Unary(std::string_view method, bool body, bool on_pool,
-                   std::function<void(Request*)> name, Run run) {
+  MHD_Result Unary(const HttpRoutes::Found& found, bool on_pool, Run run) {
     auto query = QueryParameters(connection);
     const std::optional<std::string> authorization = Authorization(&query, false);
     Request request;
-    grpc::Status status = Bind(body, &query, &request);
-    if (name) name(&request);
+    grpc::Status status = Bind(found, query, &request);
     std::string session;
     std::string model;
     if constexpr (requires { request.name(); }) {
       (request.name().starts_with("sessions/") ? session : model) = request.name();
     }
-    RpcLog log = core().Log(method, session, model);
+    RpcLog log = core().Log(found.route->rpc->name(), session, model);
     log.set_http_call(Peer(connection), Header(connection, "traceparent").value_or(""));
     std::string tenant;
     if (status.ok()) status = core().Authenticate(authorization, &tenant);
@@ -310,17 +251,16 @@ struct HttpServer::Handler {
   }
 
   // StreamStates or Simulate as server-sent events.
-  MHD_Result Stream(bool simulate, const std::string& id) {
+  MHD_Result Stream(const HttpRoutes::Found& found, bool simulate) {
     auto query = QueryParameters(connection);
     const std::optional<std::string> authorization = Authorization(&query, true);
     v1::StreamStatesRequest states;
     v1::SimulateRequest one_shot;
     grpc::Status status;
     if (simulate) {
-      status = ParseBody(call->body, &one_shot);
+      status = Bind(found, query, &one_shot);
     } else {
-      status = BindQuery(query, &states);
-      states.set_name("sessions/" + id);
+      status = Bind(found, query, &states);
       // EventSource's reconnect: resume after the last event received.
       const auto last = Header(connection, "Last-Event-ID");
       if (status.ok() && last && !states.has_start_sample_index()) {
@@ -386,18 +326,20 @@ struct HttpServer::Handler {
         !path.starts_with("/v1:") && path != "/healthz") {
       return Dashboard(method, path);
     }
-    const Route route = Match(method, path);
-    if (route.allowed.empty()) {
-      return Refuse(Error(grpc::StatusCode::NOT_FOUND, "no route " + std::string(method) + " " +
-                                                           Quote(path) +
-                                                           " (the routes: server/http_server.h)"));
+    if (path == "/healthz") return Health(method);
+    const HttpRoutes::Found found = server->routes_.Find(method, path);
+    if (found.allowed.empty()) {
+      return Refuse(Error(grpc::StatusCode::NOT_FOUND,
+                          "no route " + std::string(method) + " " + Quote(path) +
+                              " (the routes: the google.api.http options of "
+                              "proto/tether/v1/simulation_service.proto)"));
     }
-    if (route.target == Target::kNone) {
+    if (found.route == nullptr) {
       return Answer(MHD_HTTP_METHOD_NOT_ALLOWED, kJson,
                     StatusJson(Error(grpc::StatusCode::UNIMPLEMENTED,
                                      std::string(method) + " " + Quote(path) + " is not served; " +
-                                         "allowed: " + route.allowed)),
-                    route.allowed);
+                                         "allowed: " + found.allowed)),
+                    found.allowed);
     }
     if (call->too_large) {
       return Refuse(InvalidArgument("request body too large",
@@ -406,74 +348,82 @@ struct HttpServer::Handler {
                                                   " bytes (2 × max_spec_bytes + 64 KiB)"}}),
                     MHD_HTTP_CONTENT_TOO_LARGE);
     }
-    const std::string model_name = "models/" + route.id;
-    const std::string session_name = "sessions/" + route.id;
-    using S = SessionService;
-    switch (route.target) {
-      case Target::kHealth: {
-        const bool serving = !core().state()->draining.load();
-        return Answer(serving ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, kJson,
-                      serving ? R"({"status":"SERVING"})" : R"({"status":"NOT_SERVING"})");
-      }
-      case Target::kListModels:
-        return Unary<v1::ListModelsRequest, v1::ListModelsResponse>(
-            "ListModels", false, true, {},
-            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->ListModels(t, rq, rs); });
-      case Target::kGetModel:
-        return Unary<v1::GetModelRequest, v1::Model>(
-            "GetModel", false, true, [&](v1::GetModelRequest* r) { r->set_name(model_name); },
-            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->GetModel(t, rq, rs); });
-      case Target::kRegisterModel:
-        return Unary<v1::RegisterModelRequest, v1::Model>(
-            "RegisterModel", true, true, {},
-            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->RegisterModel(t, rq, rs); });
-      case Target::kDeleteModel:
-        return Unary<v1::DeleteModelRequest, google::protobuf::Empty>(
-            "DeleteModel", false, false, [&](v1::DeleteModelRequest* r) { r->set_name(model_name); },
-            [](S* s, const std::string& t, const auto& rq, auto*) { return s->DeleteModel(t, rq); });
-      case Target::kCreateSession:
-        return Unary<v1::CreateSessionRequest, v1::Session>(
-            "CreateSession", true, true, {},
-            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->CreateSession(t, rq, rs); });
-      case Target::kGetSession:
-        return Unary<v1::GetSessionRequest, v1::Session>(
-            "GetSession", false, false, [&](v1::GetSessionRequest* r) { r->set_name(session_name); },
-            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->GetSession(t, rq, rs); });
-      case Target::kListSessions:
-        return Unary<v1::ListSessionsRequest, v1::ListSessionsResponse>(
-            "ListSessions", false, false, {},
-            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->ListSessions(t, rq, rs); });
-      case Target::kUpdateSession:
-        return Unary<v1::UpdateSessionRequest, v1::Session>(
-            "UpdateSession", true, true, [&](v1::UpdateSessionRequest* r) { r->set_name(session_name); },
-            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->UpdateSession(t, rq, rs); });
-      case Target::kForkSession:
-        return Unary<v1::ForkSessionRequest, v1::Session>(
-            "ForkSession", true, true, [&](v1::ForkSessionRequest* r) { r->set_name(session_name); },
-            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->ForkSession(t, rq, rs); });
-      case Target::kDeleteSession:
-        return Unary<v1::DeleteSessionRequest, google::protobuf::Empty>(
-            "DeleteSession", false, false, [&](v1::DeleteSessionRequest* r) { r->set_name(session_name); },
-            [](S* s, const std::string& t, const auto& rq, auto*) { return s->DeleteSession(t, rq); });
-      case Target::kControlSession:
-        return Unary<v1::ControlSessionRequest, v1::Session>(
-            "ControlSession", true, true, [&](v1::ControlSessionRequest* r) { r->set_name(session_name); },
-            [](S* s, const std::string& t, const auto& rq, auto* rs) { return s->ControlSession(t, rq, rs); });
-      case Target::kGetServerInfo:
-        return Unary<v1::GetServerInfoRequest, v1::ServerInfo>(
-            "GetServerInfo", false, false, {},
-            [](S* s, const std::string&, const auto&, auto* rs) {
-              s->GetServerInfo(rs);
-              return grpc::Status::OK;
-            });
-      case Target::kStreamStates:
-        return Stream(false, route.id);
-      case Target::kSimulate:
-        return Stream(true, route.id);
-      case Target::kNone:
-        break;
+    return Serve(found);
+  }
+
+  MHD_Result Health(std::string_view method) const {
+    if (method != "GET") {
+      return Answer(MHD_HTTP_METHOD_NOT_ALLOWED, kJson,
+                    StatusJson(Error(grpc::StatusCode::UNIMPLEMENTED,
+                                     std::string(method) + " /healthz is not served; allowed: GET")),
+                    "GET");
     }
-    return MHD_NO;
+    const bool serving = !core().state()->draining.load();
+    return Answer(serving ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, kJson,
+                  serving ? R"({"status":"SERVING"})" : R"({"status":"NOT_SERVING"})");
+  }
+
+  // The RPC of a route. Calls that compute or read specs run on the worker pool (on_pool =
+  // true), as they do for gRPC; bookkeeping calls run on the listener's thread.
+  MHD_Result Serve(const HttpRoutes::Found& found) {
+    using S = SessionService;
+    using Tenant = const std::string&;
+    const std::string& rpc = found.route->rpc->name();
+    if (rpc == "ListModels") {
+      return Unary<v1::ListModelsRequest, v1::ListModelsResponse>(
+          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->ListModels(t, rq, rs); });
+    }
+    if (rpc == "GetModel") {
+      return Unary<v1::GetModelRequest, v1::Model>(
+          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->GetModel(t, rq, rs); });
+    }
+    if (rpc == "RegisterModel") {
+      return Unary<v1::RegisterModelRequest, v1::Model>(
+          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->RegisterModel(t, rq, rs); });
+    }
+    if (rpc == "DeleteModel") {
+      return Unary<v1::DeleteModelRequest, google::protobuf::Empty>(
+          found, false, [](S* s, Tenant t, const auto& rq, auto*) { return s->DeleteModel(t, rq); });
+    }
+    if (rpc == "CreateSession") {
+      return Unary<v1::CreateSessionRequest, v1::Session>(
+          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->CreateSession(t, rq, rs); });
+    }
+    if (rpc == "GetSession") {
+      return Unary<v1::GetSessionRequest, v1::Session>(
+          found, false, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->GetSession(t, rq, rs); });
+    }
+    if (rpc == "ListSessions") {
+      return Unary<v1::ListSessionsRequest, v1::ListSessionsResponse>(
+          found, false, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->ListSessions(t, rq, rs); });
+    }
+    if (rpc == "UpdateSession") {
+      return Unary<v1::UpdateSessionRequest, v1::Session>(
+          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->UpdateSession(t, rq, rs); });
+    }
+    if (rpc == "ForkSession") {
+      return Unary<v1::ForkSessionRequest, v1::Session>(
+          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->ForkSession(t, rq, rs); });
+    }
+    if (rpc == "DeleteSession") {
+      return Unary<v1::DeleteSessionRequest, google::protobuf::Empty>(
+          found, false, [](S* s, Tenant t, const auto& rq, auto*) { return s->DeleteSession(t, rq); });
+    }
+    if (rpc == "ControlSession") {
+      return Unary<v1::ControlSessionRequest, v1::Session>(
+          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->ControlSession(t, rq, rs); });
+    }
+    if (rpc == "GetServerInfo") {
+      return Unary<v1::GetServerInfoRequest, v1::ServerInfo>(
+          found, false, [](S* s, Tenant, const auto&, auto* rs) {
+            s->GetServerInfo(rs);
+            return grpc::Status::OK;
+          });
+    }
+    if (rpc == "StreamStates") return Stream(found, false);
+    if (rpc == "Simulate") return Stream(found, true);
+    // A route in the proto without a handler here: HttpServerRoutesTest keeps this unreachable.
+    return Refuse(Error(grpc::StatusCode::UNIMPLEMENTED, rpc + " has no HTTP handler"));
   }
 };
 
@@ -521,6 +471,12 @@ void OnCompleted(void* /*cls*/, MHD_Connection* /*connection*/, void** request_s
 std::unique_ptr<HttpServer> HttpServer::Start(SessionService* service, std::string* error) {
   const ServerConfig& config = service->state()->config;
   std::unique_ptr<HttpServer> http(new HttpServer(service));
+  std::optional<HttpRoutes> routes = HttpRoutes::Of(
+      *v1::StateChunk::descriptor()->file()->pool()->FindServiceByName(
+          v1::SimulationService::service_full_name()),
+      error);
+  if (!routes) return nullptr;
+  http->routes_ = std::move(*routes);
   http->socket_ = OpenListener(config.http_listen, "http_listen", 128, &http->port_, error);
   if (http->socket_ < 0) return nullptr;
   const auto limit = static_cast<unsigned>(

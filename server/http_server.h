@@ -7,27 +7,19 @@
 // epoll threads serve every connection; calls that compute (the same ones gRPC runs there) and
 // every frame run on the worker pool while the connection is suspended.
 //
-// Routes (google.api.http annotations in proto/tether/v1/simulation_service.proto; bodies and
-// responses are proto3 JSON, http_transcoding.h):
-//   GET    /v1/models                  ListModels (query: pageSize, pageToken)
-//   GET    /v1/models/{model}          GetModel
-//   POST   /v1/models:register         RegisterModel (body: RegisterModelRequest)
-//   DELETE /v1/models/{model}          DeleteModel
-//   POST   /v1/sessions                CreateSession (body: CreateSessionRequest)
-//   GET    /v1/sessions                ListSessions
-//   GET    /v1/sessions/{session}      GetSession
-//   PATCH  /v1/sessions/{session}      UpdateSession (body: UpdateSessionRequest)
-//   DELETE /v1/sessions/{session}      DeleteSession
-//   POST   /v1/sessions/{session}:fork     ForkSession (body: ForkSessionRequest)
-//   POST   /v1/sessions/{session}:control  ControlSession (body: ControlSessionRequest)
-//   GET    /v1/sessions/{session}:stream   StreamStates as text/event-stream; query parameters
-//          are StreamStatesRequest's fields (t_end=10&frame_samples=64&view_only=true);
-//          `Last-Event-ID: N` (EventSource's reconnect) means start_sample_index=N
-//   POST   /v1:simulate                Simulate as text/event-stream (body: SimulateRequest).
-//          SSE rather than one JSON array: the run streams with the same back-pressure as
-//          gRPC and the client parses one format; a browser reads it with fetch() (EventSource
-//          cannot POST).
-//   GET    /v1/serverInfo              GetServerInfo
+// Routes: each RPC's google.api.http option in proto/tether/v1/simulation_service.proto
+// (http_routes.h reads them; bodies and responses are proto3 JSON, http_transcoding.h), e.g.
+// GET /v1/models, GET /v1/{name=sessions/*}, POST /v1/{name=sessions/*}:fork. Path variables
+// and query parameters bind to the request's fields (?pageSize=10, a dotted path for a nested
+// field); body routes take the request as JSON. The two streaming RPCs answer
+// text/event-stream:
+//   GET  /v1/{name=sessions/*}:stream  StreamStates; query parameters are StreamStatesRequest's
+//        fields (t_end=10&frame_samples=64&view_only=true); `Last-Event-ID: N` (EventSource's
+//        reconnect) means start_sample_index=N
+//   POST /v1:simulate  Simulate (body: SimulateRequest). SSE rather than one JSON array: the
+//        run streams with the same back-pressure as gRPC and the client parses one format; a
+//        browser reads it with fetch() (EventSource cannot POST).
+// Besides the proto's routes:
 //   GET    /healthz                    200 {"status":"SERVING"}, 503 NOT_SERVING while draining
 //   GET|HEAD anything else outside /v1  the dashboard's embedded files (embedded_files.h)
 // A refused call answers google.rpc.Status JSON with the HTTP status of its code. A stream
@@ -55,6 +47,8 @@
 #include <set>
 #include <string>
 #include <thread>
+
+#include "http_routes.h"
 
 struct MHD_Daemon;
 
@@ -84,6 +78,7 @@ class HttpServer {
   void KeepAliveLoop();
 
   SessionService* service_;
+  HttpRoutes routes_;  // from the service's google.api.http options
   MHD_Daemon* daemon_ = nullptr;
   int socket_ = -1;
   int port_ = 0;

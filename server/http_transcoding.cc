@@ -206,7 +206,7 @@ grpc::Status ParseBody(std::string_view body, google::protobuf::Message* message
 }
 
 grpc::Status BindQuery(const std::vector<std::pair<std::string, std::string>>& parameters,
-                       google::protobuf::Message* message) {
+                       google::protobuf::Message* message, std::string_view where) {
   std::vector<FieldViolation> violations;
   for (const auto& [name, value] : parameters) {
     pb::Message* target = message;
@@ -233,7 +233,7 @@ grpc::Status BindQuery(const std::vector<std::pair<std::string, std::string>>& p
       begin = dot + 1;
     }
     if (field != nullptr && SetScalar(target, field, value, &why)) continue;
-    violations.push_back({"query." + PathPart(name),
+    violations.push_back({std::string(where) + "." + PathPart(name),
                           PathPart(name) + "=" + Quote(value) + ": " + why});
   }
   if (violations.empty()) return grpc::Status::OK;

@@ -45,13 +45,14 @@ std::string ToJson(const google::protobuf::Message& message);
 // violation on "body" naming the parser's complaint (an unknown field, a wrong type).
 grpc::Status ParseBody(std::string_view body, google::protobuf::Message* message);
 
-// Binds query parameters to `message`'s fields: a parameter names a field by its proto or JSON
-// name, a dotted path for a field of a nested message; a repeated field takes the parameter
-// once per value; a value is parsed as the field's type (a number, true/false, an enum's name
-// or number). INVALID_ARGUMENT naming every parameter that fits no field or whose value does
-// not parse; maps and message-typed leaves cannot be bound (transcoding's rule).
+// Binds query parameters (or a path's variables: `where` = "path") to `message`'s fields: a
+// parameter names a field by its proto or JSON name, a dotted path for a field of a nested
+// message; a repeated field takes the parameter once per value; a value is parsed as the
+// field's type (a number, true/false, an enum's name or number). INVALID_ARGUMENT naming every
+// parameter that fits no field or whose value does not parse, as `where`.NAME; maps and
+// message-typed leaves cannot be bound (transcoding's rule).
 grpc::Status BindQuery(const std::vector<std::pair<std::string, std::string>>& parameters,
-                       google::protobuf::Message* message);
+                       google::protobuf::Message* message, std::string_view where = "query");
 
 // The server-sent event of one chunk (above), ending with the blank line.
 std::string SseEvent(const v1::StateChunk& chunk);

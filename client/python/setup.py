@@ -5,6 +5,12 @@ Generated modules (package paths follow the .proto paths, so the stubs' own impo
   tether/v1/simulation_service_pb2.py, _pb2_grpc.py   from proto/tether/v1/simulation_service.proto
   tether/_rpc/status_pb2.py, error_details_pb2.py     from proto/google/rpc/*.proto (rich errors)
   tether/_rpc/health_pb2.py                           from client/proto/grpc/health/v1/health.proto
+  tether/_api/http_pb2.py, annotations_pb2.py         from proto/google/api/*.proto (the service's
+                                                      google.api.http options)
+
+A generated module imports google.api by its proto path; that import is rewritten to prefer
+googleapis-common-protos when it is installed (one definition of google/api/*.proto per
+process) and to fall back on tether._api otherwise (Debian has no such Python package).
 
 Tools: `protoc` (Debian protobuf-compiler) and `grpc_python_plugin` (protobuf-compiler-grpc), or
 the environment variables PROTOC and GRPC_PYTHON_PLUGIN. The .proto files are read from the
@@ -28,6 +34,8 @@ REPOSITORY = Path(os.environ.get("TETHER_REPOSITORY") or HERE.parent.parent)
 # (proto path relative to its root, root, package the generated modules move into, with gRPC stub)
 PROTOS = [
     ("tether/v1/simulation_service.proto", "proto", "tether/v1", True),
+    ("google/api/http.proto", "proto", "tether/_api", False),
+    ("google/api/annotations.proto", "proto", "tether/_api", False),
     ("google/rpc/status.proto", "proto", "tether/_rpc", False),
     ("google/rpc/error_details.proto", "proto", "tether/_rpc", False),
     ("grpc/health/v1/health.proto", "client/proto", "tether/_rpc", False),
@@ -80,15 +88,24 @@ class BuildWithStubs(build_py):
     @staticmethod
     def move_generated(scratch: Path, relative: str, target: Path, with_grpc: bool) -> None:
         """Moves relative's modules into `target`. A generated message module imports only
-        google.protobuf, so it may live in any package; the service stub imports its messages by
-        the proto path (tether.v1), which is where it goes."""
+        google.protobuf and google.api (rewritten on the way), so it may live in any package;
+        the service stub imports its messages by the proto path (tether.v1), which is where it
+        goes."""
         target.mkdir(parents=True, exist_ok=True)
         (target / "__init__.py").touch()
         stem = relative[: -len(".proto")]
         suffixes = ["_pb2.py"] + (["_pb2_grpc.py"] if with_grpc else [])
         for suffix in suffixes:
             generated = scratch / (stem + suffix)
-            shutil.copyfile(generated, target / generated.name)
+            text = GOOGLE_API_IMPORT.sub(GOOGLE_API_FALLBACK, generated.read_text())
+            (target / generated.name).write_text(text)
+
+
+# `from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2`, as protoc
+# writes it, and what it becomes.
+GOOGLE_API_IMPORT = re.compile(r"^from google\.api import (\w+) as (\w+)$", re.MULTILINE)
+GOOGLE_API_FALLBACK = (r"try:\n    from google.api import \1 as \2\n"
+                       r"except ImportError:\n    from tether._api import \1 as \2")
 
 
 setup(version=project_version(), cmdclass={"build_py": BuildWithStubs})
