@@ -297,7 +297,7 @@ struct HttpServer::Handler {
       // streams it knows before it stops libmicrohttpd).
       if (server->stopping_) stream->Abandon();
     }
-    core().AddStream(tenant, stream);
+    start.slot.Attach(stream);
     MHD_Response* response = MHD_create_response_from_callback(
         MHD_SIZE_UNKNOWN, kSseBlockBytes,
         [](void* cls, uint64_t /*position*/, char* buffer, size_t max) -> ssize_t {

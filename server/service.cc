@@ -185,7 +185,7 @@ grpc::ServerWriteReactor<v1::StateChunk>* SimulationService::StartStream(
     const std::string& tenant, StreamStart start, RpcLog log) {
   auto* stream = new StateStream(&state_->pool, &state_->counters, std::move(start.source),
                                  start.settings, std::move(log), core_.StreamDone(tenant));
-  core_.AddStream(tenant, stream);
+  start.slot.Attach(stream);
   stream->Begin();
   return stream;
 }

@@ -441,7 +441,8 @@ void SessionService::GetServerInfo(v1::ServerInfo* response) {
 
 grpc::Status SessionService::AdmitStream(const std::string& tenant,
                                             std::size_t frame_samples_requested,
-                                            double realtime_factor, std::size_t* frame_samples) {
+                                            double realtime_factor, std::size_t* frame_samples,
+                                            StreamSlot* slot) {
   if (state_->draining.load()) return Draining();
   std::vector<FieldViolation> violations;
   if (frame_samples_requested > state_->config.max_frame_samples) {
@@ -457,7 +458,7 @@ grpc::Status SessionService::AdmitStream(const std::string& tenant,
   *frame_samples = frame_samples_requested == 0 ? state_->config.default_frame_samples
                                                 : frame_samples_requested;
   std::lock_guard lock(state_->streams_mutex);
-  if (state_->streams.size() >= state_->config.max_streams) {
+  if (state_->streams.size() + state_->admitted_streams >= state_->config.max_streams) {
     return Error(grpc::StatusCode::RESOURCE_EXHAUSTED,
                  "max_streams = " + std::to_string(state_->config.max_streams) +
                      " concurrent streams reached; retry later");
@@ -470,6 +471,9 @@ grpc::Status SessionService::AdmitStream(const std::string& tenant,
                        " concurrent streams of this tenant reached; retry later");
     }
   }
+  ++state_->admitted_streams;
+  ++state_->tenant_streams[tenant];
+  *slot = StreamSlot(state_, tenant);
   return grpc::Status::OK;
 }
 
@@ -484,7 +488,7 @@ grpc::Status SessionService::OpenStateStream(const std::string& tenant,
                                              StreamStart* out) {
   out->settings.realtime_factor = request.realtime_factor();
   if (grpc::Status s = AdmitStream(tenant, request.frame_samples(), request.realtime_factor(),
-                                   &out->settings.frame_samples);
+                                   &out->settings.frame_samples, &out->slot);
       !s.ok()) {
     return s;
   }
@@ -505,7 +509,7 @@ grpc::Status SessionService::OpenStateStream(const std::string& tenant,
 grpc::Status SessionService::OpenSimulate(const std::string& tenant,
                                           const v1::SimulateRequest& request, StreamStart* out) {
   if (grpc::Status s = AdmitStream(tenant, request.frame_samples(), 0.0,
-                                   &out->settings.frame_samples);
+                                   &out->settings.frame_samples, &out->slot);
       !s.ok()) {
     return s;
   }
@@ -527,10 +531,32 @@ std::function<void(StreamDriver*)> SessionService::StreamDone(const std::string&
   };
 }
 
-void SessionService::AddStream(const std::string& tenant, StreamDriver* stream) {
+StreamSlot& StreamSlot::operator=(StreamSlot&& other) noexcept {
+  if (this != &other) {
+    Release();
+    state_ = std::exchange(other.state_, nullptr);
+    tenant_ = std::move(other.tenant_);
+  }
+  return *this;
+}
+
+void StreamSlot::Attach(StreamDriver* stream) {
+  if (state_ == nullptr) return;
   std::lock_guard lock(state_->streams_mutex);
+  --state_->admitted_streams;
   state_->streams.insert(stream);
-  ++state_->tenant_streams[tenant];
+  state_ = nullptr;
+}
+
+void StreamSlot::Release() {
+  if (state_ == nullptr) return;
+  std::lock_guard lock(state_->streams_mutex);
+  --state_->admitted_streams;
+  const auto open = state_->tenant_streams.find(tenant_);
+  if (open != state_->tenant_streams.end() && --open->second == 0) {
+    state_->tenant_streams.erase(open);
+  }
+  state_ = nullptr;
 }
 
 }  // namespace tether::server

@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <grpcpp/support/status.h>
 
@@ -54,9 +55,35 @@ struct ServiceState {
   const std::chrono::system_clock::time_point start_time = std::chrono::system_clock::now();
 
   // Open streams of every transport: one accounting for max_streams and tenant_max_streams.
+  // A stream counts from its admission (a StreamSlot) until its driver is done.
   std::mutex streams_mutex;
   std::set<StreamDriver*> streams;  // open streams, for Shutdown's abort
-  std::map<std::string, std::size_t> tenant_streams;  // open streams per tenant that has any
+  std::size_t admitted_streams = 0;  // admitted, not yet in `streams`
+  std::map<std::string, std::size_t> tenant_streams;  // admitted or open, per tenant that has any
+};
+
+// An admitted stream's place among the open streams (max_streams, tenant_max_streams). It is
+// taken at admission, under the same lock as the check, so that streams admitted at the same
+// time cannot all take the last place; it passes to the stream's driver with Attach (then
+// SessionService::StreamDone gives it back) or is given back when a slot that was never
+// attached is destroyed (the call failed between admission and start).
+class StreamSlot {
+ public:
+  StreamSlot() = default;
+  StreamSlot(ServiceState* state, std::string tenant) : state_(state), tenant_(std::move(tenant)) {}
+  StreamSlot(StreamSlot&& other) noexcept
+      : state_(std::exchange(other.state_, nullptr)), tenant_(std::move(other.tenant_)) {}
+  StreamSlot& operator=(StreamSlot&& other) noexcept;
+  ~StreamSlot() { Release(); }
+
+  // `stream` holds the place from now on, until its on_done (StreamDone) runs.
+  void Attach(StreamDriver* stream);
+
+ private:
+  void Release();
+
+  ServiceState* state_ = nullptr;  // null: no place held (default, moved from, attached)
+  std::string tenant_;
 };
 
 // The full method name "tether.v1.SimulationService/<name>" (log lines, metrics).
@@ -66,6 +93,7 @@ std::string MethodName(std::string_view name);
 struct StreamStart {
   std::unique_ptr<RunSource> source;
   StreamDriver::Settings settings;
+  StreamSlot slot;  // Attach it to the driver made from `source`
 };
 
 class SessionService {
@@ -112,17 +140,16 @@ class SessionService {
   // Simulate: admits the stream and makes its one-shot source.
   grpc::Status OpenSimulate(const std::string& tenant, const v1::SimulateRequest& request,
                             StreamStart* out);
-  // Stream accounting: AddStream counts a started stream of `tenant` among the open streams
-  // until the callback of StreamDone (the driver's on_done) runs.
+  // The on_done of a stream of `tenant` whose StreamStart::slot was attached to it: gives the
+  // place back.
   std::function<void(StreamDriver*)> StreamDone(const std::string& tenant);
-  void AddStream(const std::string& tenant, StreamDriver* stream);
 
  private:
   // The model resource, with the columns its sessions stream (simulate::DefaultColumns).
   v1::Model Describe(const model::ModelRegistry::Entry& entry);
-  // Admits a new stream (limits, draining) or returns why not.
+  // Admits a new stream (limits, draining) and takes its place in *slot, or returns why not.
   grpc::Status AdmitStream(const std::string& tenant, std::size_t frame_samples_requested,
-                           double realtime_factor, std::size_t* frame_samples);
+                           double realtime_factor, std::size_t* frame_samples, StreamSlot* slot);
 
   ServiceState* state_;
 };
