@@ -1,6 +1,7 @@
 #include "tether/model/model.h"
 
 #include "model/spec_reader.h"
+#include "tether/expr/number_text.h"
 
 namespace tether::model {
 
@@ -54,6 +55,20 @@ const Parameter* Model::FindParameter(std::string_view wanted) const {
     if (parameter.name == wanted) return &parameter;
   }
   return nullptr;
+}
+
+bool Parameter::InRange(double x) const {
+  return !(minimum && !(x >= *minimum)) && !(maximum && !(x <= *maximum));
+}
+
+std::string Parameter::RangeText() const {
+  using expr::ShortestText;
+  if (minimum && maximum) {
+    return "in [" + ShortestText(*minimum) + ", " + ShortestText(*maximum) + "]";
+  }
+  if (minimum) return ">= " + ShortestText(*minimum);
+  if (maximum) return "<= " + ShortestText(*maximum);
+  return "";
 }
 
 std::string ModelResult::ErrorText() const {

@@ -16,6 +16,7 @@
 #include "model/definitions.h"
 #include "model/json_document.h"
 #include "model/spec_reading.h"
+#include "tether/expr/number_text.h"
 #include "tether/expr/quote.h"
 #include "tether/model/unlisted_problems.h"
 #include "tether/expr/suggest.h"
@@ -429,13 +430,15 @@ class SpecReader final : public SpecReading {
     if (!value.is_object()) {
       Problem(path,
               "must be a number or an object {\"value\": …, \"unit\": …, "
-              "\"description\": …}, not " +
+              "\"description\": …, \"min\": …, \"max\": …}, not " +
                   TypeName(value));
       return false;
     }
-    CheckKeys(value, path, std::array<std::string_view, 3>{"value", "unit", "description"});
+    CheckKeys(value, path,
+              std::array<std::string_view, 5>{"value", "unit", "description", "min", "max"});
     parameter.unit = ReadString(value, path, "unit", false).value_or("");
     parameter.description = ReadString(value, path, "description", false).value_or("");
+    const bool range_ok = ReadParameterRange(value, path, parameter);
     const Json* number = Field(value, "value");
     if (number == nullptr) {
       Problem(Join(path, "value"), "required field is missing");
@@ -443,7 +446,37 @@ class SpecReader final : public SpecReading {
     }
     const std::optional<double> read = ReadNumber(*number, Join(path, "value"));
     parameter.value = read.value_or(0.0);
-    return read.has_value();
+    if (!read || !range_ok) return false;
+    if (!parameter.InRange(parameter.value)) {
+      const char* bounds = parameter.minimum && parameter.maximum ? "its min and max"
+                           : parameter.minimum                    ? "its min"
+                                                                  : "its max";
+      Problem(Join(path, "value"), "must be " + parameter.RangeText() + " (" + bounds +
+                                       "), not " + expr::ShortestText(parameter.value));
+      return false;
+    }
+    return true;
+  }
+
+  // The optional bounds "min" and "max": finite numbers with min < max. False when one is
+  // refused: the default value is then not checked against the rest of the range, which
+  // would report the same mistake twice.
+  bool ReadParameterRange(const Json& value, const std::string& path, Parameter& parameter) {
+    bool ok = true;
+    for (const auto& [key, bound] : {std::pair{"min", &parameter.minimum},
+                                     std::pair{"max", &parameter.maximum}}) {
+      const Json* given = Field(value, key);
+      if (given == nullptr) continue;
+      *bound = ReadNumber(*given, Join(path, key));
+      ok = ok && bound->has_value();
+    }
+    if (ok && parameter.minimum && parameter.maximum &&
+        !(*parameter.minimum < *parameter.maximum)) {
+      Problem(Join(path, "max"), "must be > min = " + expr::ShortestText(*parameter.minimum) +
+                                     ", not " + expr::ShortestText(*parameter.maximum));
+      ok = false;
+    }
+    return ok;
   }
 
   void ReadVariables(const Json& document, std::string_view key, NameKind kind, bool required,

@@ -148,12 +148,17 @@ void CheckOverrides(const model::Model& model, const std::map<std::string, doubl
   for (const auto& [name, value] : parameters) {
     // A name the model does not know is the client's text: quoted and bounded.
     const std::string path = "parameters." + expr::Printable(name);
-    if (!model.FindParameter(name)) {
+    const model::Parameter* parameter = model.FindParameter(name);
+    if (parameter == nullptr) {
       Add(problems, path,
           "unknown parameter " + expr::Quote(name) + " of model '" + model.name + "'" +
               DidYouMean(name, parameter_names));
     } else if (!std::isfinite(value)) {
       Add(problems, path, "parameter '" + name + "' = " + Num(value) + "; must be finite");
+    } else if (!parameter->InRange(value)) {
+      Add(problems, path,
+          "parameter '" + name + "' = " + Num(value) + "; must be " + parameter->RangeText() +
+              " (the model's range)");
     }
   }
   const std::vector<std::string> states = StateNames(model);

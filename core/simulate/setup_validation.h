@@ -31,7 +31,9 @@ std::vector<SetupProblem> OptionProblems(const Options& options, double t_from =
 // Problems of the whole setup: the options, and the names and values against the model.
 std::vector<SetupProblem> SetupProblems(const Setup& setup);
 
-// Problems of a parameter / state-value override map against the model (Update).
+// Problems of a parameter / state-value override map against the model: unknown names, values
+// that are not finite, parameters outside their range (model::Parameter::InRange). The one
+// check of overrides, shared by Create (SetupProblems), Update and OverrideProblems.
 void CheckOverrides(const model::Model& model, const std::map<std::string, double>& parameters,
                     const std::map<std::string, double>& values,
                     std::vector<SetupProblem>* problems);

@@ -30,6 +30,11 @@ std::string Pendulum(const std::function<void(Json&)>& change) {
   return spec.dump();
 }
 
+// The pendulum with its mass parameter written as `object`.
+std::string WithMass(const Json& object) {
+  return Pendulum([&](Json& s) { s["parameters"]["m"] = object; });
+}
+
 std::string Semi(const std::string& form, const std::function<void(Json&)>& change) {
   Json spec = SemiExplicitSpec(form);
   change(spec);
@@ -40,6 +45,9 @@ std::vector<Case> Cases() {
   const std::string pendulum_text = PendulumSpec().dump(2);
   std::string overflow = pendulum_text;
   overflow.replace(overflow.find("2.0"), 3, "1e999");
+  // JSON has no infinity: a bound that overflows a double is the one non-finite bound.
+  std::string min_overflow = WithMass({{"value", 2}, {"min", 1}});
+  min_overflow.replace(min_overflow.find("\"min\":1"), 7, "\"min\":-1e999");
   std::string duplicate = pendulum_text;
   duplicate.replace(duplicate.find("\"l\""), 3, "\"m\"");
   return {
@@ -69,6 +77,23 @@ std::vector<Case> Cases() {
          s["parameters"]["m"] = {{"unit", "kg"}};
        }),
        "parameters.m.value", "required field is missing"},
+      {"parameter min not a number", WithMass({{"value", 2}, {"min", "zero"}}),
+       "parameters.m.min", "must be a number, not a string"},
+      {"parameter max not a number", WithMass({{"value", 2}, {"max", true}}), "parameters.m.max",
+       "must be a number, not a boolean"},
+      {"parameter min overflows", min_overflow, "parameters.m.min", "1e999"},
+      {"parameter range typo", WithMass({{"value", 2}, {"mni", 0}}), "parameters.m.mni",
+       "unknown field 'mni' (did you mean 'min'?)"},
+      {"parameter min above max", WithMass({{"value", 2}, {"min", 5}, {"max", 1}}),
+       "parameters.m.max", "must be > min = 5, not 1"},
+      {"parameter min equal to max", WithMass({{"value", 2}, {"min", 2}, {"max", 2}}),
+       "parameters.m.max", "must be > min = 2, not 2"},
+      {"parameter default below min", WithMass({{"value", 2}, {"min", 3}}), "parameters.m.value",
+       "must be >= 3 (its min), not 2"},
+      {"parameter default above max", WithMass({{"value", 2}, {"max", 1.5}}), "parameters.m.value",
+       "must be <= 1.5 (its max), not 2"},
+      {"parameter default outside its range", WithMass({{"value", 20}, {"min", 0.1}, {"max", 10}}),
+       "parameters.m.value", "must be in [0.1, 10] (its min and max), not 20"},
       {"coordinate not a string", Pendulum([](Json& s) { s["coordinates"][1] = 3; }),
        "coordinates[1]", "must be a name (a string), not a number"},
       {"invalid identifier", Pendulum([](Json& s) { s["coordinates"][0] = "2x"; }),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/model/spec_fixtures.h"
@@ -255,6 +256,40 @@ TEST(SpecTest, NamedConstraintsAndUnits) {
   EXPECT_EQ(result.model->velocities[1].unit, "m/s");
   EXPECT_EQ(result.model->parameters[0].unit, "kg");
   EXPECT_EQ(result.model->parameters[0].description, "bob");
+}
+
+// A range is closed, either end may be absent, and the default may sit on an end.
+TEST(SpecTest, ParameterRangesAreReadWithEitherOrBothEnds) {
+  Json spec = PendulumSpec();
+  spec["parameters"]["m"] = {{"value", 2.0}, {"min", 0.5}, {"max", 10}};
+  spec["parameters"]["l"] = {{"value", 2.5}, {"min", 2.5}};
+  spec["parameters"]["g"] = {{"value", 9.81}, {"max", 20}};
+  spec["parameters"]["k"] = {{"value", -1}};
+  const ModelResult result = ParseModel(spec.dump());
+  ASSERT_TRUE(result.ok()) << result.ErrorText();
+  const Parameter& m = *result.model->FindParameter("m");
+  const Parameter& l = *result.model->FindParameter("l");
+  const Parameter& g = *result.model->FindParameter("g");
+  const Parameter& k = *result.model->FindParameter("k");
+  EXPECT_EQ(m.minimum, 0.5);
+  EXPECT_EQ(m.maximum, 10.0);
+  EXPECT_EQ(l.minimum, 2.5);
+  EXPECT_FALSE(l.maximum.has_value());
+  EXPECT_FALSE(g.minimum.has_value());
+  EXPECT_EQ(g.maximum, 20.0);
+  EXPECT_FALSE(k.minimum.has_value() || k.maximum.has_value());
+
+  EXPECT_EQ(m.RangeText(), "in [0.5, 10]");
+  EXPECT_EQ(l.RangeText(), ">= 2.5");
+  EXPECT_EQ(g.RangeText(), "<= 20");
+  EXPECT_EQ(k.RangeText(), "");
+  // Closed at both ends; NaN is in no range (but in the absent one: finiteness is checked
+  // apart from ranges).
+  EXPECT_TRUE(m.InRange(0.5) && m.InRange(10) && !m.InRange(0.49) && !m.InRange(10.01));
+  EXPECT_TRUE(l.InRange(1e300) && !l.InRange(2.4));
+  EXPECT_TRUE(g.InRange(-1e300) && !g.InRange(21));
+  EXPECT_FALSE(m.InRange(std::nan("")) || l.InRange(std::nan("")) || g.InRange(std::nan("")));
+  EXPECT_TRUE(k.InRange(-1e300) && k.InRange(std::nan("")));
 }
 
 TEST(SpecTest, Index2ConstraintMayUseTimeAndIndex1MayUseAlgebraic) {

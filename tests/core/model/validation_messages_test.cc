@@ -109,8 +109,21 @@ std::vector<Case> Cases() {
        Pendulum([](Json& s) { s["parameters"]["m"] = {{"vale", 2.0}}; }),
        {{"parameters.m.vale", 0,
          "unknown field 'vale' (did you mean 'value'?); the fields of parameters.m are value, "
-         "unit, description"},
+         "unit, description, min, max"},
         {"parameters.m.value", 0, "required field is missing"}}},
+      {"an empty range is one problem, not also the default's",
+       Pendulum([](Json& s) { s["parameters"]["m"] = {{"value", 2}, {"min", 5}, {"max", 1}}; }),
+       {{"parameters.m.max", 0, "must be > min = 5, not 1"}}},
+      {"a bad bound is one problem, not also the default's",
+       Pendulum([](Json& s) {
+         s["parameters"]["m"] = {{"value", 2}, {"min", "zero"}, {"max", 1}};
+       }),
+       {{"parameters.m.min", 0, "must be a number, not a string"}}},
+      {"a default outside its range",
+       Pendulum([](Json& s) {
+         s["parameters"]["l"] = {{"value", 20}, {"min", 0.01}, {"max", 10}, {"unit", "m"}};
+       }),
+       {{"parameters.l.value", 0, "must be in [0.01, 10] (its min and max), not 20"}}},
       {"did-you-mean ignores case first", Pendulum([](Json& s) {
          s["parameters"]["l1"] = 1.0;
          s["parameters"]["m1"] = 1.0;

@@ -6,6 +6,7 @@
 
 #include "core/simulate/pendulum_spec.h"
 #include "core/simulate/sim_helpers.h"
+#include "tether/simulate/overrides.h"
 
 namespace tether::testing {
 namespace {
@@ -51,6 +52,42 @@ TEST(Setup, BadNamesAndValuesAreReportedByPathWithSuggestions) {
   EXPECT_TRUE(HasProblem(r, "fixed.xx", "did you mean 'x'?"));
   EXPECT_TRUE(HasProblem(r, "options.rtol", "rtol = -1; must be in [1e-15, 1)"));
   EXPECT_TRUE(HasProblem(r, "options.method", "did you mean 'dp5'?"));
+}
+
+// The pendulum with a range on l: every way an override reaches a run (Create, Update, and
+// OverrideProblems for a change queued for a running stream) refuses a value outside it with
+// the same path and message, and accepts the ends of the closed range.
+TEST(Setup, ParametersOutsideTheirRangeAreRefusedOnEveryPath) {
+  std::string spec = kPendulumSpec;
+  const std::string unbounded = R"("l": {"value": 2.5})";
+  spec.replace(spec.find(unbounded), unbounded.size(),
+               R"("l": {"value": 2.5, "min": 0.5, "max": 4})");
+  SimSetup setup = Seed(1.0);
+  setup.model = ParseOrDie(spec);
+  const std::string message = "parameter 'l' = 5; must be in [0.5, 4] (the model's range)";
+  setup.parameters["l"] = 5.0;
+  const simulate::CreateResult created = simulate::Simulation::Create(setup);
+  EXPECT_FALSE(created.simulation);
+  EXPECT_TRUE(HasProblem(created, "parameters.l", message));
+
+  const std::vector<simulate::SetupProblem> queued =
+      simulate::OverrideProblems(*setup.model, {{"l", 5.0}}, {});
+  ASSERT_EQ(queued.size(), 1u);
+  EXPECT_EQ(queued[0].path, "parameters.l");
+  EXPECT_EQ(queued[0].message, message);
+
+  setup.parameters["l"] = 4.0;  // the upper end
+  auto sim = CreateOrFail(setup);
+  ASSERT_TRUE(sim);
+  const simulate::CreateResult refused = sim->Update({{"l", 5.0}}, {});
+  EXPECT_TRUE(HasProblem(refused, "parameters.l", message));
+  EXPECT_EQ(sim->parameters().at("l"), 4.0);  // nothing changed
+  EXPECT_TRUE(HasProblem(sim->Update({{"l", 0.25}}, {}), "parameters.l",
+                         "parameter 'l' = 0.25; must be in [0.5, 4] (the model's range)"));
+  const simulate::CreateResult lower = sim->Update({{"l", 0.5}}, {});
+  EXPECT_TRUE(lower.problems.empty());
+  EXPECT_EQ(sim->parameters().at("l"), 0.5);
+  EXPECT_TRUE(simulate::OverrideProblems(*setup.model, {{"l", 0.5}}, {}).empty());
 }
 
 TEST(Setup, MassMetricNeedsAMechanicalModel) {

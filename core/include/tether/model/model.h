@@ -55,7 +55,17 @@ struct Parameter {
   double value = 0.0;      // default, overridable per session
   std::string unit;        // optional, e.g. "kg"
   std::string description;  // optional
+  // The closed range [minimum, maximum] a session's value must lie in, in `unit`; an absent
+  // bound leaves that side unbounded. The spec reader guarantees finite bounds, minimum <
+  // maximum when both are given, and minimum ≤ value ≤ maximum.
+  std::optional<double> minimum;
+  std::optional<double> maximum;
   expr::Expr symbol;
+
+  // True when `x` lies in the range (always, without one); false for NaN with a range.
+  [[nodiscard]] bool InRange(double x) const;
+  // The range as a condition for messages: "in [0.01, 10]", ">= 0" or "<= 5"; "" without one.
+  [[nodiscard]] std::string RangeText() const;
 };
 
 // A state variable (coordinate, velocity, differential or algebraic variable).

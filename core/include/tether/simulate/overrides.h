@@ -13,7 +13,8 @@
 namespace tether::simulate {
 
 // The problems Simulation::Update would report for these overrides, with the same paths and
-// messages ("parameters.k", "initial.x": unknown name with a did-you-mean, or not finite).
+// messages ("parameters.k", "initial.x": unknown name with a did-you-mean, not finite, or a
+// parameter outside the range its spec gives).
 // Empty when Update would accept them (consistent initialization may still fail).
 std::vector<SetupProblem> OverrideProblems(const model::Model& model,
                                            const std::map<std::string, double>& parameters,
