@@ -40,6 +40,21 @@ TEST(CatalogTest, EverySpecValidatesAndIsNamedAfterItsFile) {
   }
 }
 
+// A dashboard slider spans a parameter's range, and a session is held to it: every catalog
+// parameter states both ends, and its default lies inside (the reader refuses it otherwise).
+TEST(CatalogTest, EveryParameterHasARangeAroundItsDefault) {
+  for (const CatalogEntry& entry : BuiltinCatalog()) {
+    const ModelResult result = ParseModel(entry.json);
+    ASSERT_TRUE(result.ok()) << entry.file << ":\n" << result.ErrorText();
+    for (const Parameter& p : result.model->parameters) {
+      ASSERT_TRUE(p.minimum.has_value() && p.maximum.has_value())
+          << entry.file << ": parameter '" << p.name << "' has no min and max";
+      EXPECT_LT(*p.minimum, *p.maximum) << entry.file << ": " << p.name;
+      EXPECT_TRUE(p.InRange(p.value)) << entry.file << ": " << p.name;
+    }
+  }
+}
+
 struct Shape {
   std::string name;
   Form form;
