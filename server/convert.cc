@@ -101,6 +101,9 @@ v1::Model ModelToProto(const model::Model& model, bool builtin,
     parameter->set_name(p.name);
     parameter->set_unit(p.unit);
     parameter->set_default_value(p.value);
+    parameter->set_description(p.description);
+    if (p.minimum) parameter->set_minimum(*p.minimum);
+    if (p.maximum) parameter->set_maximum(*p.maximum);
   }
   for (const std::string& name : model::SpecOf(model.form).DescribedInvariants(model)) {
     out.add_invariants(name);

@@ -24,6 +24,16 @@ std::string Pad(std::string text, std::size_t width) {
   return text;
 }
 
+// The values a session may give the parameter: "[0.01, 10]", ">= 0", "<= 5"; "" when any.
+std::string RangeText(const v1::Parameter& p) {
+  if (p.has_minimum() && p.has_maximum()) {
+    return "[" + FormatShort(p.minimum(), 10) + ", " + FormatShort(p.maximum(), 10) + "]";
+  }
+  if (p.has_minimum()) return ">= " + FormatShort(p.minimum(), 10);
+  if (p.has_maximum()) return "<= " + FormatShort(p.maximum(), 10);
+  return "";
+}
+
 // The structural analysis of an implicit model: index, what is differentiated, what is solved.
 void PrintAnalysis(const v1::ImplicitAnalysis& analysis, std::ostream& out) {
   out << "  analysis: structural index " << analysis.structural_index() << ", "
@@ -61,8 +71,13 @@ void PrintModel(const v1::Model& model, std::ostream& out) {
   out << "  parameters:\n";
   if (model.parameters().empty()) out << "    (none)\n";
   for (const v1::Parameter& p : model.parameters()) {
-    out << "    " << Pad(p.name() + Unit(p.unit()), 20) << " default "
-        << FormatShort(p.default_value(), 10) << '\n';
+    std::string line = "    " + Pad(p.name() + Unit(p.unit()), 20) + " default " +
+                       Pad(FormatShort(p.default_value(), 10), 10);
+    const std::string range = RangeText(p);
+    line += range.empty() ? Pad("", 24) : " range " + Pad(range, 17);
+    if (!p.description().empty()) line += "  " + p.description();
+    line.erase(line.find_last_not_of(' ') + 1);
+    out << line << '\n';
   }
   out << "  invariants:";
   for (const std::string& invariant : model.invariants()) out << " " << invariant;

@@ -107,3 +107,13 @@ export function fmt(x) {
   const a = Math.abs(x);
   return a >= 1e-3 && a < 1e4 ? String(Number(x.toPrecision(4))) : x.toExponential(3).replace(/\.?0+e/, 'e');
 }
+
+// A parameter's range as the model gives it (Parameter.minimum, .maximum; absent when
+// unbounded): "[0.01, 10]", "≥ 0", "≤ 5", or '' without one.
+export function rangeText(p) {
+  const lo = p.minimum !== undefined ? fmt(num(p.minimum)) : null;
+  const hi = p.maximum !== undefined ? fmt(num(p.maximum)) : null;
+  if (lo !== null && hi !== null) return `[${lo}, ${hi}]`;
+  if (lo !== null) return `≥ ${lo}`;
+  return hi !== null ? `≤ ${hi}` : '';
+}

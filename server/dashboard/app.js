@@ -2,7 +2,7 @@
 // Plain ES modules and uPlot (a global from /vendor/uPlot.iife.min.js); no framework: the page
 // is a form and a list of cards, each of which owns its DOM and its stream.
 
-import { ApiError, call, enumLabel, fmt, getToken, kProjections, num, resourceId, setToken } from './api.js';
+import { ApiError, call, enumLabel, fmt, getToken, kProjections, num, rangeText, resourceId, setToken } from './api.js';
 import { SessionCard } from './session_card.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -124,12 +124,14 @@ class Dashboard {
     if ((m.inequalities ?? []).length) box.append(p(`Inequalities: ${m.inequalities.map((c) => `${c} ≥ 0`).join(', ')}`));
     if ((m.invariants ?? []).length) box.append(p(`Invariants: ${m.invariants.join(', ')}`));
 
+    // Rows with a `range` (parameters) get a range column, and their inputs its bounds.
     const table = (caption, rows, inputPrefix) => {
+      const ranged = rows.some((r) => r.range !== undefined);
       const t = document.createElement('table');
       t.className = 'values';
       t.createCaption().textContent = caption;
       const head = t.createTHead().insertRow();
-      for (const h of ['name', 'unit', 'value']) {
+      for (const h of ranged ? ['name', 'unit', 'range', 'value'] : ['name', 'unit', 'value']) {
         const th = document.createElement('th');
         th.scope = 'col';
         th.textContent = h;
@@ -141,11 +143,15 @@ class Dashboard {
         const th = document.createElement('th');
         th.scope = 'row';
         th.textContent = r.name;
+        if (r.description) th.title = r.description;
         tr.append(th);
         tr.insertCell().textContent = r.unit || '—';
+        if (ranged) tr.insertCell().textContent = r.range || '—';
         const input = document.createElement('input');
         input.type = 'number';
         input.step = 'any';
+        if (r.min !== undefined) input.min = String(r.min);
+        if (r.max !== undefined) input.max = String(r.max);
         input.value = String(r.value);
         input.dataset.default = String(r.value);
         input.dataset[inputPrefix] = r.name;
@@ -154,7 +160,7 @@ class Dashboard {
       }
       return t;
     };
-    box.append(table('Parameters', (m.parameters ?? []).map((x) => ({ name: x.name, unit: x.unit, value: num(x.defaultValue) })), 'parameter'));
+    box.append(table('Parameters', (m.parameters ?? []).map((x) => ({ name: x.name, unit: x.unit, value: num(x.defaultValue), range: rangeText(x), min: x.minimum, max: x.maximum, description: x.description })), 'parameter'));
     box.append(table('Initial values (initialization makes them consistent)', (m.variables ?? []).map((x) => ({ name: x.name, unit: x.unit, value: num(x.initialValue) })), 'initial'));
     $('#t-end').value = String(m.suggestedTEnd ?? 10);
     $('#output-interval').value = String(m.suggestedOutputInterval ?? 0.01);

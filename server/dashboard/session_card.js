@@ -14,7 +14,7 @@
 // the card dirty. Dashboard.render() (one requestAnimationFrame loop for every card) redraws
 // dirty cards once per display frame.
 
-import { ApiError, call, enumLabel, fmt, getToken, num, resourceId, sessionPath } from './api.js';
+import { ApiError, call, enumLabel, fmt, getToken, num, rangeText, resourceId, sessionPath } from './api.js';
 import { SampleTable, kLogFloor } from './series.js';
 
 // Samples kept per series (and plotted): the dashboard's drawing budget of 10,000 points per
@@ -61,13 +61,15 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-// A slider's range for a parameter the model gives no range for: a tenth to three times a
-// non-zero default (the sign kept), [-1, 1] around zero; 300 steps.
-function sliderRange(defaultValue) {
-  const d = num(defaultValue);
-  if (d === 0) return { min: -1, max: 1, step: 2 / 300 };
-  const lo = d > 0 ? d / 10 : 3 * d;
-  const hi = d > 0 ? 3 * d : d / 10;
+// A slider's range: the model's minimum and maximum where it gives them (the server refuses a
+// value outside). An end it does not give is guessed: a tenth to three times a non-zero
+// default (the sign kept), [-1, 1] around zero. The default lies in the model's range and
+// strictly inside the guess, so the given end never closes the range. 300 steps.
+function sliderRange(p) {
+  const d = num(p.defaultValue);
+  const [guessLo, guessHi] = d === 0 ? [-1, 1] : d > 0 ? [d / 10, 3 * d] : [3 * d, d / 10];
+  const lo = p.minimum !== undefined ? num(p.minimum) : guessLo;
+  const hi = p.maximum !== undefined ? num(p.maximum) : guessHi;
   return { min: lo, max: hi, step: (hi - lo) / 300 };
 }
 
@@ -181,24 +183,28 @@ export class SessionCard {
     if (!params.length) box.append(el('p', { text: 'This model has no parameters.' }));
     for (const p of params) {
       const value = num(this.session.parameters?.[p.name] ?? p.defaultValue);
-      const r = sliderRange(p.defaultValue);
+      const r = sliderRange(p);
+      const range = rangeText(p);
       const id = `card-${this.uid}-p-${p.name}`;
       const unit = p.unit ? ` [${p.unit}]` : '';
       const slider = el('input', { type: 'range', id, min: String(Math.min(r.min, value)), max: String(Math.max(r.max, value)), step: String(r.step), value: String(value), 'data-param': p.name });
-      const exact = el('input', { type: 'number', step: 'any', value: String(value), 'aria-label': `${p.name} exact value`, 'data-param-exact': p.name });
+      const exact = el('input', { type: 'number', step: 'any', min: p.minimum, max: p.maximum, value: String(value), 'aria-label': `${p.name} exact value`, 'data-param-exact': p.name });
       slider.addEventListener('input', () => { exact.value = slider.value; });
       slider.addEventListener('change', () => this.setParameter(p.name, Number(slider.value)));
       exact.addEventListener('change', () => {
         const v = Number(exact.value);
         if (!Number.isFinite(v)) return;
-        if (v < Number(slider.min)) slider.min = String(v);
-        if (v > Number(slider.max)) slider.max = String(v);
+        // A guessed end grows to take the value; the model's ends stay (the server refuses
+        // a value beyond them and the card shows why).
+        if (v < Number(slider.min) && p.minimum === undefined) slider.min = String(v);
+        if (v > Number(slider.max) && p.maximum === undefined) slider.max = String(v);
         slider.value = String(v);
         this.setParameter(p.name, v);
       });
       this.paramInputs.set(p.name, { slider, exact });
+      const spans = range ? `the model's range ${range}` : `the slider spans [${fmt(r.min)}, ${fmt(r.max)}], the box takes any value`;
       box.append(el('div', { class: 'param' },
-        el('label', { for: id, title: `default ${fmt(num(p.defaultValue))}; the slider spans [${fmt(r.min)}, ${fmt(r.max)}], the box takes any value` }, `${p.name}${unit}`),
+        el('label', { for: id, title: `${p.description ? p.description + '; ' : ''}default ${fmt(num(p.defaultValue))}; ${spans}` }, `${p.name}${unit}`),
         slider, exact));
     }
     return box;

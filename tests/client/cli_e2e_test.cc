@@ -106,6 +106,9 @@ TEST(Cli, EmbeddedModelsListsTheCatalog) {
   ASSERT_EQ(describe.exit_code, 0) << describe.err;
   EXPECT_THAT(describe.out, HasSubstr("lambda_1"));
   EXPECT_THAT(describe.out, HasSubstr("t_end 50 s"));
+  // Each parameter with its default, range and description (models/pendulum.json).
+  EXPECT_THAT(describe.out, HasSubstr("    l [m]                default 2.5        range [0.01, 10]"
+                                      "         length of the rod\n"));
 }
 
 // The implicit pendulum through the CLI: its analysis in describe, its unknowns as columns, every

@@ -154,6 +154,13 @@ async function clickCard(page, index, action) {
 async function pendulumScenario(page) {
   console.log('scenario: pendulum');
   const i = await createSession(page, 'pendulum', { realtime: 4 });
+  // models/pendulum.json gives the rod length l the range [0.01, 10] m: the model's table
+  // shows it and the card's slider spans exactly it (without a range it would be a guess
+  // around the default 2.5: [0.25, 7.5]).
+  const rows = await page.$$eval('#model-info tr', (trs) => trs.map((tr) => tr.textContent));
+  check(rows.some((text) => text.includes('[0.01, 10]')), `the model's table shows l's range: ${rows.find((t) => t.startsWith('l')) ?? 'no row'}`);
+  const span = await page.$eval(`.card:nth-of-type(${i + 1}) input[data-param="l"]`, (e) => [e.min, e.max]);
+  check(span[0] === '0.01' && span[1] === '10', `the slider of l spans the model's range [0.01, 10]: [${span.join(', ')}]`);
   await clickCard(page, i, 'start');
   await waitFor(page, (k) => Number(document.querySelectorAll('.card')[k]?.dataset.points) >= 20, i, 'the plot receives points');
   let c = await card(page, i);

@@ -56,6 +56,11 @@ class ClientApiTest(unittest.TestCase):
         self.assertEqual(model.form, "mechanical")
         self.assertTrue(model.builtin)
         self.assertEqual([p.name for p in model.parameters], ["m", "l", "g"])
+        # models/pendulum.json: the rod length with its unit, description and range.
+        rod = model.parameters[1]
+        self.assertEqual((rod.unit, rod.default_value, rod.description),
+                         ("m", 2.5, "length of the rod"))
+        self.assertEqual((rod.minimum, rod.maximum), (0.01, 10.0))
         self.assertEqual(model.columns[0].name, "x")
         self.assertEqual(model.columns[0].kind, "state")
         self.assertIn("multiplier", [c.kind for c in model.columns])
@@ -63,6 +68,8 @@ class ClientApiTest(unittest.TestCase):
     def test_register_describe_delete(self):
         model = self.client.register(OSCILLATOR_SPEC)
         self.assertEqual(model.name, "py-oscillator")
+        # Its parameter has no range: None, not a bound of 0.
+        self.assertEqual([(p.minimum, p.maximum) for p in model.parameters], [(None, None)])
         self.assertFalse(model.builtin)
         with self.assertRaises(tether.TetherError) as raised:
             self.client.register(OSCILLATOR_SPEC)
@@ -142,6 +149,13 @@ class ClientApiTest(unittest.TestCase):
         self.assertEqual(raised.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertTrue(any("lenght" in v.field + v.description
                             for v in raised.exception.violations))
+        # Outside the rod length's range [0.01, 10] (models/pendulum.json).
+        with self.assertRaises(tether.TetherError) as raised:
+            self.client.simulate("pendulum", parameters={"l": 20})
+        self.assertEqual(raised.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertEqual([(v.field, v.description) for v in raised.exception.violations],
+                         [("parameters.l",
+                           "parameter 'l' = 20; must be in [0.01, 10] (the model's range)")])
         with self.assertRaises(tether.TetherError) as raised:
             self.client.simulate("no-such-model")
         self.assertEqual(raised.exception.code, grpc.StatusCode.NOT_FOUND)

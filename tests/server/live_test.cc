@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,16 @@ class LiveTest : public ServerFixture {
     SetDeadline(&context);
     v1::Session ignored;
     return stub_->ControlSession(&context, request, session != nullptr ? session : &ignored);
+  }
+
+  grpc::Status Update(const std::string& name, const std::map<std::string, double>& parameters,
+                      v1::Session* session) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    v1::UpdateSessionRequest request;
+    request.set_name(name);
+    request.mutable_parameters()->insert(parameters.begin(), parameters.end());
+    return stub_->UpdateSession(&context, request, session);
   }
 
   grpc::Status Pause(const std::string& name) {
@@ -297,10 +308,72 @@ TEST_F(LiveTest, ControlRefusesBadNamesAndEmptyCommands) {
   EXPECT_THAT(bad.field_violations(0).description(), HasSubstr("unknown parameter 'lenght'"));
   EXPECT_EQ(bad.field_violations(1).field(), "values.x");
   EXPECT_DOUBLE_EQ(Get("sessions/steered").parameters().at("l"), 2.5);
+  // A value outside the model's range (l in [0.01, 10] m) is refused the same way, by the
+  // check every other path makes (ParametersOutsideTheModelsRangeAreRefusedOnEveryPath).
+  request.mutable_parameters()->clear();
+  request.mutable_values()->clear();
+  (*request.mutable_parameters())["l"] = 20.0;
+  status = Control(request);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  const google::rpc::BadRequest out_of_range = BadRequestOf(status);
+  ASSERT_EQ(out_of_range.field_violations_size(), 1);
+  EXPECT_EQ(out_of_range.field_violations(0).field(), "parameters.l");
+  EXPECT_EQ(out_of_range.field_violations(0).description(),
+            "parameter 'l' = 20; must be in [0.01, 10] (the model's range)");
+  EXPECT_DOUBLE_EQ(Get("sessions/steered").parameters().at("l"), 2.5);
   context.TryCancel();
   while (reader->Read(&chunk)) {
   }
   reader->Finish();
+}
+
+// The catalog pendulum's rod length l has the range [0.01, 10] m (models/pendulum.json). Every
+// path that applies a parameter refuses l = 20 on the field "parameters.l" with the value and
+// the range, changing nothing, and takes l = 10, the upper end of the closed range.
+TEST_F(LiveTest, ParametersOutsideTheModelsRangeAreRefusedOnEveryPath) {
+  const std::string why = "parameter 'l' = 20; must be in [0.01, 10] (the model's range)";
+  auto expect_refused = [&](const grpc::Status& status, const std::string& path) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << path;
+    const google::rpc::BadRequest bad = BadRequestOf(status);
+    ASSERT_EQ(bad.field_violations_size(), 1) << path << ": " << status.error_message();
+    EXPECT_EQ(bad.field_violations(0).field(), "parameters.l") << path;
+    EXPECT_EQ(bad.field_violations(0).description(), why) << path;
+    EXPECT_THAT(status.error_message(), HasSubstr("parameters.l: " + why)) << path;
+  };
+
+  v1::CreateSessionRequest create;
+  create.set_model("models/pendulum");
+  create.set_session_id("ranged");
+  (*create.mutable_parameters())["l"] = 20.0;
+  v1::Session session;
+  expect_refused(CreateSession(create, &session), "CreateSession");
+  (*create.mutable_parameters())["l"] = 10.0;
+  ASSERT_TRUE(CreateSession(create, &session).ok());
+  EXPECT_DOUBLE_EQ(session.parameters().at("l"), 10.0);
+
+  v1::SimulateRequest simulate;
+  simulate.set_model("models/pendulum");
+  simulate.mutable_options()->set_t_end(0.05);
+  (*simulate.mutable_parameters())["l"] = 20.0;
+  expect_refused(RunSimulate(stub_.get(), simulate).status, "Simulate");
+  (*simulate.mutable_parameters())["l"] = 10.0;
+  const Collected simulated = RunSimulate(stub_.get(), simulate);
+  EXPECT_TRUE(simulated.status.ok()) << simulated.status.error_message();
+
+  expect_refused(Update("sessions/ranged", {{"l", 20.0}}, &session), "UpdateSession");
+  EXPECT_DOUBLE_EQ(Get("sessions/ranged").parameters().at("l"), 10.0);
+  ASSERT_TRUE(Update("sessions/ranged", {{"l", 2.0}}, &session).ok());
+  EXPECT_DOUBLE_EQ(session.parameters().at("l"), 2.0);
+
+  // ControlSession without a stream applies the change itself.
+  v1::ControlSessionRequest control;
+  control.set_name("sessions/ranged");
+  (*control.mutable_parameters())["l"] = 20.0;
+  expect_refused(Control(control), "ControlSession, idle");
+  (*control.mutable_parameters())["l"] = 3.0;
+  ASSERT_TRUE(Control(control, &session).ok());
+  EXPECT_DOUBLE_EQ(session.parameters().at("l"), 3.0);
+  // ControlSession with a stream open: ControlRefusesBadNamesAndEmptyCommands.
 }
 
 // A parameter change during a stream: the stream's worker applies it between frames,

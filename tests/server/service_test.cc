@@ -122,7 +122,17 @@ TEST_F(ServiceTest, GetModelDescribesThePendulum) {
   EXPECT_EQ(model.variables(0).name(), "x");
   EXPECT_EQ(model.variables(0).role(), v1::VARIABLE_ROLE_COORDINATE);
   EXPECT_EQ(model.variables(2).role(), v1::VARIABLE_ROLE_VELOCITY);
-  EXPECT_EQ(model.parameters_size(), 3);
+  ASSERT_EQ(model.parameters_size(), 3);
+  // The rod length as models/pendulum.json states it: unit, description, range; a range
+  // travels as both ends present.
+  const v1::Parameter& l = model.parameters(1);
+  EXPECT_EQ(l.name(), "l");
+  EXPECT_EQ(l.unit(), "m");
+  EXPECT_EQ(l.description(), "length of the rod");
+  EXPECT_DOUBLE_EQ(l.default_value(), 2.5);
+  ASSERT_TRUE(l.has_minimum() && l.has_maximum());
+  EXPECT_DOUBLE_EQ(l.minimum(), 0.01);
+  EXPECT_DOUBLE_EQ(l.maximum(), 10.0);
   EXPECT_EQ(model.invariants_size(), 1);
   std::vector<std::string> columns;
   for (const v1::Column& c : model.columns()) columns.push_back(c.name());
@@ -175,6 +185,9 @@ TEST_F(ServiceTest, RegisterModelAddsAndRefusesDuplicates) {
   ASSERT_TRUE(Register(kOscillatorSpec, &model).ok());
   EXPECT_EQ(model.name(), "models/oscillator");
   EXPECT_FALSE(model.builtin());
+  // A spec without a range sends none: absent, not a bound of 0.
+  ASSERT_EQ(model.parameters_size(), 1);
+  EXPECT_FALSE(model.parameters(0).has_minimum() || model.parameters(0).has_maximum());
   const grpc::Status again = Register(kOscillatorSpec);
   EXPECT_EQ(again.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   EXPECT_THAT(again.error_message(), HasSubstr("oscillator"));

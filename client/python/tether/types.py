@@ -46,11 +46,23 @@ class Variable:
 
 @dataclass(frozen=True)
 class Parameter:
-    """A model parameter and its default value."""
+    """A model parameter, its default value and the range a session's value must lie in."""
 
     name: str
     unit: str
     default_value: float
+    description: str = ""
+    minimum: Optional[float] = None
+    """Smallest value a session may give it (inclusive); ``None``: no lower bound."""
+    maximum: Optional[float] = None
+    """Largest value a session may give it (inclusive); ``None``: no upper bound."""
+
+    @classmethod
+    def from_proto(cls, parameter: "pb.Parameter") -> "Parameter":
+        return cls(parameter.name, parameter.unit, parameter.default_value,
+                   parameter.description,
+                   parameter.minimum if parameter.HasField("minimum") else None,
+                   parameter.maximum if parameter.HasField("maximum") else None)
 
 
 @dataclass(frozen=True)
@@ -82,7 +94,7 @@ class Model:
             form=_lower_name(pb.ModelForm, model.form), builtin=model.builtin,
             variables=tuple(Variable(v.name, v.unit, _lower_name(pb.VariableRole, v.role),
                                      v.initial_value) for v in model.variables),
-            parameters=tuple(Parameter(p.name, p.unit, p.default_value) for p in model.parameters),
+            parameters=tuple(Parameter.from_proto(p) for p in model.parameters),
             invariants=tuple(model.invariants),
             columns=tuple(Column.from_proto(c) for c in model.columns),
             inequalities=tuple(model.inequalities),
