@@ -10,27 +10,16 @@
 // wait is bounded; the whole run is cut at kOverallTimeoutMs. A screenshot per scenario is
 // written to --out. Exit status 0 only when every check held.
 
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.resolve(here, '../../tools/package.json'));
-const puppeteer = require('puppeteer-core');
+import { card, clickCard, createSession, launchBrowser, limitRunTime, parseArgs, sleep, startServer } from './harness.mjs';
 
 const kOverallTimeoutMs = 90_000;
 const kWaitMs = 20_000;
 
-function parseArgs(argv) {
-  const a = { scenario: 'all', chromium: '/usr/bin/chromium', out: '.' };
-  for (let i = 2; i < argv.length; i += 2) a[argv[i].replace(/^--/, '')] = argv[i + 1];
-  return a;
-}
-
-const args = parseArgs(process.argv);
+const args = parseArgs(process.argv, { scenario: 'all', chromium: '/usr/bin/chromium', out: '.', server: '', url: '' });
 const failures = [];
 const consoleErrors = [];
 let relay = null;
@@ -43,48 +32,6 @@ function check(ok, what) {
     failures.push(what);
     console.log(`  FAIL  ${what}`);
   }
-}
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function sleep(ms) {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-// Starts tether-server with both listeners on free loopback ports; resolves when the HTTP one
-// answers. Retries with new ports if one was taken between probing and binding.
-async function startServer(binary) {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const grpcPort = await freePort();
-    const httpPort = await freePort();
-    const child = spawn(binary, ['--listen', `127.0.0.1:${grpcPort}`, '--http-listen', `127.0.0.1:${httpPort}`, '--quiet'], { stdio: ['ignore', 'inherit', 'inherit'] });
-    let exited = false;
-    child.on('exit', () => { exited = true; });
-    // However this script ends (a failure, its own time limit, ctest's SIGTERM), the server
-    // goes with it.
-    process.on('exit', () => { if (!exited) child.kill('SIGKILL'); });
-    const url = `http://127.0.0.1:${httpPort}`;
-    for (let i = 0; i < 100 && !exited; i++) {
-      try {
-        const r = await fetch(`${url}/v1/models`);
-        if (r.ok) return { child, url };
-      } catch {
-        // not listening yet
-      }
-      await sleep(100);
-    }
-    if (!exited) child.kill('SIGKILL');
-  }
-  throw new Error(`${binary} did not answer on its HTTP port`);
 }
 
 // A TCP relay between the browser and the server, so that the test can cut every open
@@ -123,30 +70,6 @@ async function waitFor(page, fn, arg, what, timeout = kWaitMs) {
     check(false, `${what} (waited ${timeout / 1000} s)`);
     return false;
   }
-}
-
-async function card(page, index) {
-  return page.evaluate((i) => {
-    const c = document.querySelectorAll('.card')[i];
-    if (!c) return null;
-    return { ...c.dataset, events: [...c.querySelectorAll('.events li')].map((li) => ({ kind: li.dataset.kind, text: li.textContent })) };
-  }, index);
-}
-
-async function createSession(page, model, { realtime, tEnd }) {
-  await page.select('#model', `models/${model}`);
-  await page.$eval('#realtime', (e, v) => { e.value = v; }, String(realtime));
-  if (tEnd !== undefined) await page.$eval('#t-end', (e, v) => { e.value = v; }, String(tEnd));
-  const before = await page.$$eval('.card', (cs) => cs.length);
-  await page.click('#create-button');
-  await waitFor(page, (n) => document.querySelectorAll('.card').length > n, before, `a card appears for ${model}`);
-  return before; // the new card's index
-}
-
-async function clickCard(page, index, action) {
-  const handles = await page.$$('.card');
-  const button = await handles[index].$(`button[data-action="${action}"]`);
-  await button.click();
 }
 
 // The pendulum: start, points arrive, pause stops the counter, a parameter change is an event
@@ -249,33 +172,6 @@ async function inequalityScenario(page) {
   await page.screenshot({ path: path.join(args.out, 'dashboard_inequality.png') });
 }
 
-// Not a test (no timing assertions): draws at 10,000 points per series while frames keep
-// arriving at ~3,000 samples/s, and reports the display frame intervals requestAnimationFrame
-// saw. Run by hand: --scenario fps.
-async function fpsScenario(page) {
-  console.log('scenario: fps (a measurement, not a check)');
-  const i = await createSession(page, 'pendulum', { realtime: 150, tEnd: 5000 });
-  await clickCard(page, i, 'start');
-  await waitFor(page, (k) => Number(document.querySelectorAll('.card')[k]?.dataset.points) >= 10000, i, '10,000 points plotted', 30_000);
-  const intervals = await page.evaluate(() => new Promise((resolve) => {
-    const times = [];
-    const tick = (t) => {
-      times.push(t);
-      if (times.length <= 300) requestAnimationFrame(tick);
-      else resolve(times.slice(1).map((x, j) => x - times[j]));
-    };
-    requestAnimationFrame(tick);
-  }));
-  const c = await card(page, i);
-  intervals.sort((a, b) => a - b);
-  const q = (p) => intervals[Math.min(intervals.length - 1, Math.floor(p * intervals.length))].toFixed(1);
-  const over = intervals.filter((x) => x > 1000 / 30).length;
-  console.log(`  ${intervals.length} display frames with ${c.points} points per series, ${c.samples} samples received; one redraw takes ${await page.$eval('#cards', (e) => e.dataset.redrawMs)} ms (average)`);
-  console.log(`  frame interval median ${q(0.5)} ms, p95 ${q(0.95)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms; ${over} longer than 33.3 ms (30 fps)`);
-  await page.screenshot({ path: path.join(args.out, 'dashboard_fps.png') });
-  await clickCard(page, i, 'pause');
-}
-
 async function main() {
   fs.mkdirSync(args.out, { recursive: true });
   let server = null;
@@ -285,15 +181,8 @@ async function main() {
     url = server.url;
   }
   relay = await startRelay(url);
-  const browser = await puppeteer.launch({
-    executablePath: args.chromium,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    timeout: 30_000,
-  });
+  const { browser, page } = await launchBrowser(args.chromium);
   try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 720 });
     page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
     page.on('pageerror', (e) => consoleErrors.push(String(e)));
     await page.goto(relay.url + '/', { waitUntil: 'load', timeout: kWaitMs });
@@ -310,7 +199,6 @@ async function main() {
       check(clickableDivs === 0, 'no div or span stands in for a button');
     }
     if (args.scenario === 'all' || args.scenario === 'inequality') await inequalityScenario(page);
-    if (args.scenario === 'fps') await fpsScenario(page);
     check(consoleErrors.length === 0, `no console errors during the run ${consoleErrors.join(' | ')}`);
   } finally {
     await browser.close();
@@ -319,17 +207,13 @@ async function main() {
   }
 }
 
-process.on('SIGTERM', () => process.exit(1));
-const overall = setTimeout(() => {
-  console.log(`FAIL  the test took longer than ${kOverallTimeoutMs / 1000} s`);
-  process.exit(1);
-}, kOverallTimeoutMs);
+const stopLimit = limitRunTime(kOverallTimeoutMs, 'the test');
 main().then(() => {
-  clearTimeout(overall);
+  stopLimit();
   console.log(`${passed} passed, ${failures.length} failed`);
   process.exit(failures.length ? 1 : 0);
 }, (err) => {
-  clearTimeout(overall);
+  stopLimit();
   console.log(`FAIL  ${err.stack ?? err}`);
   console.log(`${passed} passed, ${failures.length + 1} failed`);
   process.exit(1);
