@@ -8,6 +8,9 @@
 // --quick, --results DIR, --repeats N).
 //
 //   build/dev/bench/dashboard_fps [--quick] [--results DIR] [--repeats N] [--seconds S] [--model M]
+//   node bench/dashboard_fps/main.mjs --url http://127.0.0.1:8080 ...   (a server already running)
+//   ... --trace PREFIX   also writes PREFIX.<row>.json, a Chrome trace of the first window
+//   ... --dashboard-dir server/dashboard   the page's files from there, not the server's copy
 //
 // (build/dev/bench/dashboard_fps is a script CMake generates: it adds --server, --chromium and
 // --invoked-as.) Per row, after every series holds 10,000 points and a second of warm-up:
@@ -38,7 +41,7 @@ const kCardUpdatesPerSecond = 30;
 const kCardMaxFrameSamples = 256;
 
 const args = parseArgs(process.argv,
-  { server: '', chromium: '/usr/bin/chromium', results: '', repeats: '', seconds: '', model: 'double_pendulum', 'invoked-as': '' },
+  { server: '', url: '', chromium: '/usr/bin/chromium', results: '', repeats: '', seconds: '', model: 'double_pendulum', trace: '', 'dashboard-dir': '', 'invoked-as': '' },
   ['quick']);
 
 // The rows: the stream the card asks for at 30 updates/s, and one that sends frames twice as
@@ -185,12 +188,22 @@ async function measureRow(page, url, row, outputInterval, windows, windowMs) {
   const before = await card(page, i);
   const started = Date.now();
   const measured = [];
-  for (let w = 0; w < windows; w++) measured.push(await measureWindow(page, windowMs));
+  // --trace: a Chrome trace (chrome://tracing, DevTools' Performance panel) of the first window.
+  if (args.trace) await page.tracing.start({ path: `${args.trace}.${row.name}.json` });
+  for (let w = 0; w < windows; w++) {
+    measured.push(await measureWindow(page, windowMs));
+    if (args.trace && w === 0) await page.tracing.stop();
+  }
   const seconds = (Date.now() - started) / 1000;
   const after = await card(page, i);
   const loadAfter = os.loadavg();
   await clickCard(page, i, 'pause');
-  await waitInPage(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause ends the stream');
+  try {
+    await waitInPage(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause ends the stream');
+  } catch (e) {
+    const c = await card(page, i);
+    throw new Error(`${e.message}: the card says state ${c?.state}, connection ${c?.connection}, message '${await page.$eval('.card [data-role="message"]', (m) => m.textContent)}'`);
+  }
 
   const windowSeconds = measured.reduce((s, m) => s + (m.times.at(-1) - m.times[0]) / 1000, 0);
   const intervals = measured.flatMap((m) => intervalsOf(m.times));
@@ -236,6 +249,24 @@ async function measureRow(page, url, row, outputInterval, windows, windowMs) {
   };
 }
 
+// The page's own files (index.html, the modules, the style sheet) from `dir` instead of the
+// copy compiled into tether-server: a change to server/dashboard measured without a rebuild.
+// Every other request (the API, the streams, uPlot) goes to the server.
+async function serveDashboardFrom(page, dir, serverUrl) {
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
+  await page.setRequestInterception(true);
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    const name = url.pathname === '/' ? 'index.html' : url.pathname.slice(1);
+    const file = path.join(dir, name);
+    if (url.origin === serverUrl && /^[a-z_]+\.(html|js|css|svg)$/.test(name) && fs.existsSync(file)) {
+      request.respond({ status: 200, contentType: types[path.extname(name)], body: fs.readFileSync(file) });
+    } else {
+      request.continue();
+    }
+  });
+}
+
 function machineDescription() {
   const model = /^model name\s*:\s*(.*)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
   return `${os.cpus().length} × ${model}`;
@@ -273,19 +304,20 @@ function markdown(report) {
 }
 
 async function main() {
-  if (!args.server) throw new Error('--server BINARY (tether-server) is required');
+  if (!args.server && !args.url) throw new Error('--server BINARY (tether-server) or --url (a server already running) is required');
   const windows = args.repeats === '' ? 1 : Number(args.repeats);
   if (!Number.isInteger(windows) || windows < 1) throw new Error(`--repeats ${args.repeats}: must be an integer >= 1`);
   const seconds = args.seconds === '' ? (args.quick ? 2 : 10) : Number(args.seconds);
   if (!(seconds > 0 && seconds <= 120)) throw new Error(`--seconds ${args.seconds}: must be in (0, 120]`);
   const results = args.results || path.resolve(path.dirname(process.argv[1]), '../results');
 
-  const server = await startServer(args.server);
+  const server = args.url ? { url: args.url, child: null } : await startServer(args.server);
   const { browser, page } = await launchBrowser(args.chromium);
   const consoleErrors = [];
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
   await page.evaluateOnNewDocument(instrumentPage);
+  if (args['dashboard-dir']) await serveDashboardFrom(page, path.resolve(args['dashboard-dir']), server.url);
   try {
     const model = await (await fetch(`${server.url}/v1/models/${args.model}`)).json();
     const outputInterval = Number(model.suggestedOutputInterval);
@@ -317,7 +349,7 @@ async function main() {
     console.log(`wrote ${path.join(results, 'dashboard_fps.{json,md}')}`);
   } finally {
     await browser.close();
-    server.child.kill('SIGTERM');
+    server.child?.kill('SIGTERM');
   }
 }
 
