@@ -11,6 +11,7 @@
 //   node bench/dashboard_fps/main.mjs --url http://127.0.0.1:8080 ...   (a server already running)
 //   ... --trace PREFIX   also writes PREFIX.<row>.json, a Chrome trace of the first window
 //   ... --dashboard-dir server/dashboard   the page's files from there, not the server's copy
+//   ... --device-scale-factor 2   a high-density screen (canvases of 4× the pixels)
 //
 // (build/dev/bench/dashboard_fps is a script CMake generates: it adds --server, --chromium and
 // --invoked-as.) Per row, after every series holds 10,000 points and a second of warm-up:
@@ -35,21 +36,27 @@ const kTargetFps = 30;
 const kFrameBudgetMs = 1000 / kTargetFps;
 // A display frame longer than 1.5 budgets means at least one 30 frames/s frame was dropped.
 const kDroppedFrameMs = 1.5 * kFrameBudgetMs;
-// The card cuts a real-time stream into 30 updates a second, at most 256 samples per frame
-// (session_card.js: kStreamUpdatesPerSecond, the frame_samples clamp).
-const kCardUpdatesPerSecond = 30;
-const kCardMaxFrameSamples = 256;
 
 const args = parseArgs(process.argv,
-  { server: '', url: '', chromium: '/usr/bin/chromium', results: '', repeats: '', seconds: '', model: 'double_pendulum', trace: '', 'dashboard-dir': '', 'invoked-as': '' },
+  { server: '', url: '', chromium: '/usr/bin/chromium', results: '', repeats: '', seconds: '', model: 'double_pendulum', trace: '', 'dashboard-dir': '', 'device-scale-factor': '1', 'invoked-as': '' },
   ['quick']);
 
-// The rows: the stream the card asks for at 30 updates/s, and one that sends frames twice as
-// often as 30 frames/s (256 samples each), so that the redraw rate is bounded by the page, not
-// by the data. Quick: the second only, which fills the series soonest.
-function rows(outputInterval) {
-  const paced = { name: 'paced', samplesPerSecond: kCardUpdatesPerSecond * 100, what: 'the card\'s pacing: 30 frames/s of 100 samples' };
-  const flooded = { name: 'flooded', samplesPerSecond: 2 * kCardUpdatesPerSecond * kCardMaxFrameSamples, what: '60 frames/s of 256 samples, faster than 30 redraws/s need' };
+// How the card paces a real-time stream (session_card.js): `updates` frames a second of
+// round(rate / updates) samples, at most `maxFrameSamples`; and how many points it keeps.
+async function cardPacing(page) {
+  return page.evaluate(async () => {
+    const card = await import('/session_card.js');
+    return { updates: card.kStreamUpdatesPerSecond, maxFrameSamples: card.kMaxFrameSamples, capacity: card.kCapacity };
+  });
+}
+
+// The rows, as sample rates the card turns into frames: `paced`, the card's own 30 frames/s
+// (100 samples each, so that 10,000 points are there in 3.3 s); `flooded`, frames of the most
+// samples twice as often, so that the redraw rate is bounded by the page, not by the data.
+// Quick: `flooded` only, which fills the series soonest.
+function rows(outputInterval, pacing) {
+  const paced = { name: 'paced', samplesPerSecond: pacing.updates * 100, what: `the card's pacing: ${pacing.updates} frames/s of 100 samples` };
+  const flooded = { name: 'flooded', samplesPerSecond: 2 * pacing.updates * pacing.maxFrameSamples, what: `${2 * pacing.updates} frames/s of ${pacing.maxFrameSamples} samples` };
   const list = args.quick ? [flooded] : [paced, flooded];
   return list.map((r) => ({ ...r, realtime: r.samplesPerSecond * outputInterval }));
 }
@@ -181,7 +188,7 @@ async function measureRow(page, url, row, outputInterval, windows, windowMs) {
   await page.$eval('.card', (e) => e.querySelector('.plots').scrollIntoView());
   await clickCard(page, i, 'start');
   const fillSeconds = kPointsPerSeries / row.samplesPerSecond;
-  await waitInPage(page, (k) => Number(document.querySelectorAll('.card')[k]?.dataset.points) >= 10_000, i,
+  await waitInPage(page, ([k, points]) => Number(document.querySelectorAll('.card')[k]?.dataset.points) >= points, [i, kPointsPerSeries],
     `${kPointsPerSeries} points per series (${row.samplesPerSecond} samples/s)`, 10_000 + 3000 * fillSeconds);
   await sleep(1000); // warm-up: the JIT, the first full-width paths
   const loadBefore = os.loadavg();
@@ -189,7 +196,8 @@ async function measureRow(page, url, row, outputInterval, windows, windowMs) {
   const started = Date.now();
   const measured = [];
   // --trace: a Chrome trace (chrome://tracing, DevTools' Performance panel) of the first window.
-  if (args.trace) await page.tracing.start({ path: `${args.trace}.${row.name}.json` });
+  const traceFile = `${args.trace}.${row.name}.json`;
+  if (args.trace) await page.tracing.start({ path: traceFile });
   for (let w = 0; w < windows; w++) {
     measured.push(await measureWindow(page, windowMs));
     if (args.trace && w === 0) await page.tracing.stop();
@@ -245,8 +253,24 @@ async function measureRow(page, url, row, outputInterval, windows, windowMs) {
     plots,
     ...frameStatistics(intervals, windowSeconds),
     idle_interval_ms_p50: percentile(idle, 0.5),
+    ...(args.trace ? { renderer_main_thread_ms: mainThreadTime(traceFile) } : {}),
     load_average_1min: { before: loadBefore[0], after: loadAfter[0] },
   };
+}
+
+// From a Chrome trace: the renderer's main thread's time in the tasks that make a frame, in ms
+// over the traced window. `Commit` is where the main thread hands the frame to the compositor,
+// and where chromium rasterizes what the canvases recorded; JavaScript's own timers do not see it.
+function mainThreadTime(file) {
+  const trace = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const events = trace.traceEvents ?? trace;
+  const main = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const kinds = ['FireAnimationFrame', 'Commit', 'Paint', 'Layout', 'UpdateLayoutTree', 'MinorGC', 'MajorGC', 'EventDispatch'];
+  const totals = Object.fromEntries(kinds.map((k) => [k, 0]));
+  for (const e of events) {
+    if (e.ph === 'X' && e.name in totals && main.has(`${e.pid}:${e.tid}`)) totals[e.name] += e.dur / 1000;
+  }
+  return totals;
 }
 
 // The page's own files (index.html, the modules, the style sheet) from `dir` instead of the
@@ -284,7 +308,7 @@ function commandLine() {
 
 function markdown(report) {
   const lines = ['### dashboard_fps', ''];
-  lines.push(`**The dashboard (${report.browser}, headless, 1280 × 720) drawing ${report.model}'s session while it streams: ${kPointsPerSeries} points per series, target ${kTargetFps} redraws/s**`, '');
+  lines.push(`**The dashboard (${report.browser}, headless, ${report.viewport.width} × ${report.viewport.height} CSS px at ${report.viewport.deviceScaleFactor} device px each) drawing ${report.model}'s session while it streams: ${kPointsPerSeries} points per series, target ${kTargetFps} redraws/s**`, '');
   lines.push('| stream | samples/s received | stream frames/s | points per series | redraws/s | redraw p50 / p95 / max [ms] | display frame interval p50 / p95 / p99 / max [ms] | frames > 50 ms | load avg before / after |');
   lines.push('|---|---|---|---|---|---|---|---|---|');
   for (const r of report.rows) {
@@ -298,13 +322,19 @@ function markdown(report) {
     lines.push(`| ${r.row} | rest: phase plot (canvas, ${r.points_per_series} points), counters, residual summary | | ${format(r.rest_of_redraw_ms.p50)} | ${format(r.rest_of_redraw_ms.p95)} | |`);
     lines.push(`| ${r.row} | stream: one \`frame\` event's handler | | ${format(r.stream_frame_handler_ms.p50)} | ${format(r.stream_frame_handler_ms.p95)} | |`);
   }
-  lines.push('', `A redraw is one of the dashboard's animation-frame callbacks that redrew a card (it redraws only when data arrived since the last); its cost runs from the callback's start to the end of the microtasks in which uPlot draws. Display frames are the intervals between requestAnimationFrame callbacks over the measured ${format(report.rows[0]?.measured_seconds ?? 0)} s (chromium's headless display runs at 60 Hz: ${report.rows.map((r) => format(r.idle_interval_ms_p50)).join(' / ')} ms per frame on the idle page before each row); a frame longer than 1.5 × 33.3 ms = 50 ms dropped at least one frame at 30 frames/s. Server, browser and bench share the machine's ${os.cpus().length} CPUs; the load averages say how busy it was.`, '');
+  for (const r of report.rows.filter((x) => x.renderer_main_thread_ms)) {
+    const t = r.renderer_main_thread_ms;
+    lines.push('', `Renderer main thread in the first window of ${r.row}, from its trace (tracing slows the page): ${Object.entries(t).filter(([, ms]) => ms > 0).map(([k, ms]) => `${k} ${format(ms)} ms`).join(', ')}.`);
+  }
+  lines.push('', `A redraw is one of the dashboard's animation-frame callbacks that redrew a card (it redraws only when data arrived since the last); its cost runs from the callback's start to the end of the microtasks in which uPlot draws; chromium rasterizes what the canvases recorded later, when it commits the frame, which the display frame intervals include. Display frames are the intervals between requestAnimationFrame callbacks over the measured ${format(report.rows[0]?.measured_seconds ?? 0)} s (chromium's headless display runs at 60 Hz: ${report.rows.map((r) => format(r.idle_interval_ms_p50)).join(' / ')} ms per frame on the idle page before each row); a frame longer than 1.5 × 33.3 ms = 50 ms dropped at least one frame at 30 frames/s. Server, browser and bench share the machine's ${os.cpus().length} CPUs; the load averages say how busy it was.`, '');
   lines.push(`Command: \`${report.command}\` — machine: ${report.machine} — ${report.date}`);
   return lines.join('\n') + '\n';
 }
 
 async function main() {
   if (!args.server && !args.url) throw new Error('--server BINARY (tether-server) or --url (a server already running) is required');
+  const scale = Number(args['device-scale-factor']);
+  if (!(scale >= 1 && scale <= 4)) throw new Error(`--device-scale-factor ${args['device-scale-factor']}: must be in [1, 4]`);
   const windows = args.repeats === '' ? 1 : Number(args.repeats);
   if (!Number.isInteger(windows) || windows < 1) throw new Error(`--repeats ${args.repeats}: must be an integer >= 1`);
   const seconds = args.seconds === '' ? (args.quick ? 2 : 10) : Number(args.seconds);
@@ -316,6 +346,7 @@ async function main() {
   const consoleErrors = [];
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await page.setViewport({ ...page.viewport(), deviceScaleFactor: scale });
   await page.evaluateOnNewDocument(instrumentPage);
   if (args['dashboard-dir']) await serveDashboardFrom(page, path.resolve(args['dashboard-dir']), server.url);
   try {
@@ -329,11 +360,18 @@ async function main() {
       date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       browser: await browser.version(),
       model: args.model,
+      viewport: page.viewport(),
       points_per_series_required: kPointsPerSeries,
       target_redraws_per_second: kTargetFps,
       rows: [],
     };
-    for (const row of rows(outputInterval)) {
+    await page.goto(server.url + '/', { waitUntil: 'load', timeout: 20_000 });
+    const pacing = await cardPacing(page);
+    report.points_per_series_kept = pacing.capacity;
+    if (pacing.capacity < kPointsPerSeries) {
+      throw new Error(`the dashboard keeps ${pacing.capacity} points per series (session_card.js kCapacity); the requirement is ${kPointsPerSeries}`);
+    }
+    for (const row of rows(outputInterval, pacing)) {
       console.log(`== ${row.name}: ${row.what}`);
       const r = await measureRow(page, server.url, row, outputInterval, windows, seconds * 1000);
       console.log(`   ${format(r.redraws_per_second)} redraws/s at ${r.points_per_series} points per series; redraw p50 ${format(r.redraw_ms.p50)} ms; display frames p50 ${format(r.interval_ms.p50)} / p99 ${format(r.interval_ms.p99)} / max ${format(r.interval_ms.max)} ms, ${r.frames_over_1_5_budget} over 50 ms`);

@@ -27,7 +27,10 @@ const kEventLogLength = 500;
 const kMarkerCount = 2000;
 // Frames per second the stream is cut into for a real-time run: 30 updates a second keep the
 // plots moving smoothly without a frame per sample.
-const kStreamUpdatesPerSecond = 30;
+export const kStreamUpdatesPerSecond = 30;
+// Samples per frame at most (the server's default frame size): a run faster than
+// kStreamUpdatesPerSecond × this many samples a second gets more frames a second instead.
+export const kMaxFrameSamples = 256;
 const kStatisticsRefreshMs = 2000;
 
 const kColors = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'];
@@ -583,7 +586,7 @@ export class SessionCard {
         const dt = num(this.session.options?.outputInterval);
         // Samples per update at 30 updates/s; 1 when every step is a sample (interval 0).
         const perFrame = dt > 0 ? Math.round(this.run.realtimeFactor / dt / kStreamUpdatesPerSecond) : 1;
-        q.set('frame_samples', String(Math.min(256, Math.max(1, perFrame))));
+        q.set('frame_samples', String(Math.min(kMaxFrameSamples, Math.max(1, perFrame))));
       }
     }
     if (startIndex !== undefined) q.set('start_sample_index', String(startIndex));
