@@ -41,21 +41,10 @@ class Dashboard {
     requestAnimationFrame(this.frameLoop);
   }
 
-  // One redraw per display frame for every card whose data changed since the last one. uPlot
-  // draws in a microtask after setData; the microtask queued here runs after those, so
-  // `redrawMs` (averaged over about 30 redraws, on <main data-redraw-ms>) is the whole cost of
-  // a redraw: what the 33 ms of a frame at 30 frames/s must cover.
+  // One redraw per display frame for every card whose data changed since the last one (what a
+  // redraw costs, and the frame rate it allows: bench/dashboard_fps).
   frameLoop() {
-    const started = performance.now();
-    let drawn = false;
-    for (const card of this.cards) drawn = card.render() || drawn;
-    if (drawn) {
-      queueMicrotask(() => {
-        const ms = performance.now() - started;
-        this.redrawMs = this.redrawMs === undefined ? ms : this.redrawMs + (ms - this.redrawMs) / 30;
-        this.cardsNode.dataset.redrawMs = this.redrawMs.toFixed(2);
-      });
-    }
+    for (const card of this.cards) card.render();
     requestAnimationFrame(this.frameLoop);
   }
 
