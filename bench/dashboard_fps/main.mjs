@@ -193,6 +193,8 @@ async function measureRow(page, url, row, outputInterval, windows, windowMs) {
   await sleep(1000); // warm-up: the JIT, the first full-width paths
   const loadBefore = os.loadavg();
   const before = await card(page, i);
+  const browserPid = page.browser().process()?.pid;
+  const cpuBefore = browserPid ? processTreeCpuSeconds(browserPid) : NaN;
   const started = Date.now();
   const measured = [];
   // --trace: a Chrome trace (chrome://tracing, DevTools' Performance panel) of the first window.
@@ -203,6 +205,7 @@ async function measureRow(page, url, row, outputInterval, windows, windowMs) {
     if (args.trace && w === 0) await page.tracing.stop();
   }
   const seconds = (Date.now() - started) / 1000;
+  const browserCpu = browserPid ? processTreeCpuSeconds(browserPid) - cpuBefore : NaN;
   const after = await card(page, i);
   const loadAfter = os.loadavg();
   await clickCard(page, i, 'pause');
@@ -248,6 +251,8 @@ async function measureRow(page, url, row, outputInterval, windows, windowMs) {
     uplot_charts: plots.length,
     redraws: redraws.length,
     redraws_per_second: redraws.length / windowSeconds,
+    browser_cpu_seconds_per_second: browserCpu / seconds,
+    browser_cpu_ms_per_redraw: (1000 * browserCpu) / Math.max(1, redraws.length),
     redraw_ms: { p50: percentile(totals, 0.5), p95: percentile(totals, 0.95), max: Math.max(0, ...totals) },
     rest_of_redraw_ms: { p50: percentile(rest, 0.5), p95: percentile(rest, 0.95) },
     plots,
@@ -291,6 +296,29 @@ async function serveDashboardFrom(page, dir, serverUrl) {
   });
 }
 
+// CPU seconds (user + system) of process `root` and all its descendants: chromium's browser,
+// renderer, GPU and utility processes. Linux /proc; clock ticks of 1/100 s (USER_HZ on Linux).
+function processTreeCpuSeconds(root) {
+  const stats = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // After the command's closing parenthesis: state ppid … utime (14th field) stime (15th).
+      const text = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      stats.push({ pid: Number(entry), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // the process ended while the directory was read
+    }
+  }
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of stats) if (!tree.has(p.pid) && tree.has(p.ppid)) { tree.add(p.pid); grew = true; }
+  }
+  return stats.filter((p) => tree.has(p.pid)).reduce((sum, p) => sum + p.ticks, 0) / 100;
+}
+
 function machineDescription() {
   const model = /^model name\s*:\s*(.*)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
   return `${os.cpus().length} × ${model}`;
@@ -309,10 +337,10 @@ function commandLine() {
 function markdown(report) {
   const lines = ['### dashboard_fps', ''];
   lines.push(`**The dashboard (${report.browser}, headless, ${report.viewport.width} × ${report.viewport.height} CSS px at ${report.viewport.deviceScaleFactor} device px each) drawing ${report.model}'s session while it streams: ${kPointsPerSeries} points per series, target ${kTargetFps} redraws/s**`, '');
-  lines.push('| stream | samples/s received | stream frames/s | points per series | redraws/s | redraw p50 / p95 / max [ms] | display frame interval p50 / p95 / p99 / max [ms] | frames > 50 ms | load avg before / after |');
-  lines.push('|---|---|---|---|---|---|---|---|---|');
+  lines.push('| stream | samples/s received | stream frames/s | points per series | redraws/s | redraw p50 / p95 / max [ms] | display frame interval p50 / p95 / p99 / max [ms] | frames > 50 ms | chromium CPU [s/s] / per redraw [ms] | load avg before / after |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of report.rows) {
-    lines.push(`| ${r.row}: ${r.stream} | ${format(r.samples_per_second_received)} | ${format(r.stream_frames_per_second)} | ${r.points_per_series} | ${format(r.redraws_per_second)} | ${format(r.redraw_ms.p50)} / ${format(r.redraw_ms.p95)} / ${format(r.redraw_ms.max)} | ${format(r.interval_ms.p50)} / ${format(r.interval_ms.p95)} / ${format(r.interval_ms.p99)} / ${format(r.interval_ms.max)} | ${r.frames_over_1_5_budget} of ${r.display_frames} | ${r.load_average_1min.before.toFixed(2)} / ${r.load_average_1min.after.toFixed(2)} |`);
+    lines.push(`| ${r.row}: ${r.stream} | ${format(r.samples_per_second_received)} | ${format(r.stream_frames_per_second)} | ${r.points_per_series} | ${format(r.redraws_per_second)} | ${format(r.redraw_ms.p50)} / ${format(r.redraw_ms.p95)} / ${format(r.redraw_ms.max)} | ${format(r.interval_ms.p50)} / ${format(r.interval_ms.p95)} / ${format(r.interval_ms.p99)} / ${format(r.interval_ms.max)} | ${r.frames_over_1_5_budget} of ${r.display_frames} | ${format(r.browser_cpu_seconds_per_second)} / ${format(r.browser_cpu_ms_per_redraw)} | ${r.load_average_1min.before.toFixed(2)} / ${r.load_average_1min.after.toFixed(2)} |`);
   }
   lines.push('', '**Cost of one redraw per chart (setData and its draw microtask) and of the rest**', '');
   lines.push('| stream | chart | series × points | p50 [ms] | p95 [ms] | setData / draw p50 [ms] |');
@@ -326,7 +354,7 @@ function markdown(report) {
     const t = r.renderer_main_thread_ms;
     lines.push('', `Renderer main thread in the first window of ${r.row}, from its trace (tracing slows the page): ${Object.entries(t).filter(([, ms]) => ms > 0).map(([k, ms]) => `${k} ${format(ms)} ms`).join(', ')}.`);
   }
-  lines.push('', `A redraw is one of the dashboard's animation-frame callbacks that redrew a card (it redraws only when data arrived since the last); its cost runs from the callback's start to the end of the microtasks in which uPlot draws; chromium rasterizes what the canvases recorded later, when it commits the frame, which the display frame intervals include. Display frames are the intervals between requestAnimationFrame callbacks over the measured ${format(report.rows[0]?.measured_seconds ?? 0)} s (chromium's headless display runs at 60 Hz: ${report.rows.map((r) => format(r.idle_interval_ms_p50)).join(' / ')} ms per frame on the idle page before each row); a frame longer than 1.5 × 33.3 ms = 50 ms dropped at least one frame at 30 frames/s. Server, browser and bench share the machine's ${os.cpus().length} CPUs; the load averages say how busy it was.`, '');
+  lines.push('', `A redraw is one of the dashboard's animation-frame callbacks that redrew a card (it redraws only when data arrived since the last); its cost runs from the callback's start to the end of the microtasks in which uPlot draws; chromium rasterizes what the canvases recorded later, when it commits the frame, which the display frame intervals include. Display frames are the intervals between requestAnimationFrame callbacks over the measured ${format(report.rows[0]?.measured_seconds ?? 0)} s (chromium's headless display runs at 60 Hz: ${report.rows.map((r) => format(r.idle_interval_ms_p50)).join(' / ')} ms per frame on the idle page before each row); a frame longer than 1.5 × 33.3 ms = 50 ms dropped at least one frame at 30 frames/s. Chromium CPU is the user + system time of all its processes (renderer, GPU, browser) over the window: per second, how much of a CPU the page took; per redraw, a cost that depends less on the load than the intervals do. Server, browser and bench share the machine's ${os.cpus().length} CPUs; the load averages say how busy it was.`, '');
   lines.push(`Command: \`${report.command}\` — machine: ${report.machine} — ${report.date}`);
   return lines.join('\n') + '\n';
 }

@@ -35,6 +35,15 @@ const kStatisticsRefreshMs = 2000;
 
 const kColors = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'];
 
+// The width of a data line in CSS pixels: one device pixel. The canvas (Skia) draws a line of at
+// most one device pixel as a hairline, directly; a wider one it first outlines segment by
+// segment and then fills. At 10,000 points per series, where the canvas is rendered in
+// software, that outlining was most of a redraw: 1.5 px lines held the dashboard below
+// 30 redraws/s (bench/dashboard_fps/README.md).
+function dataLineWidth() {
+  return 1 / (window.devicePixelRatio || 1);
+}
+
 // Marker colour and log wording per EventKind.
 const kEventStyle = {
   EVENT_KIND_ACTIVATED: { color: '#e67e00', label: 'activated' },
@@ -298,7 +307,7 @@ export class SessionCard {
   makeChart(box, labels, { log = false, tolerance = false }) {
     const width = Math.max(200, box.clientWidth || 400);
     const series = [{ label: 't [s]' }];
-    labels.forEach((label, i) => series.push({ label, stroke: kColors[i % kColors.length], width: 1.5, points: { show: false } }));
+    labels.forEach((label, i) => series.push({ label, stroke: kColors[i % kColors.length], width: dataLineWidth(), points: { show: false } }));
     // A log axis spans whole decades and always includes the projection tolerance, so the
     // tolerance line is on the chart however small the residuals are.
     const logRange = (u, min, max) => {
@@ -475,7 +484,7 @@ export class SessionCard {
     ctx.fillText(fmt(y0), 2, 8 + h);
     ctx.fillText(fmt(y0 + h / sy), 2, 18);
     ctx.strokeStyle = kColors[0];
-    ctx.lineWidth = 1.5;
+    ctx.lineWidth = dataLineWidth();
     ctx.beginPath();
     ctx.moveTo(px(xs[0]), py(ys[0]));
     for (let i = 1; i < n; i++) ctx.lineTo(px(xs[i]), py(ys[i]));
