@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -35,6 +36,31 @@ constexpr unsigned kSpareConnections = 256;
 // A body larger than this is refused before parsing: a spec of max_spec_bytes inside a JSON
 // string can grow by escaping (quotes and newlines double), plus the request's other fields.
 std::size_t MaxBodyBytes(std::size_t max_spec_bytes) { return 2 * max_spec_bytes + 64 * 1024; }
+
+// The request and response types of a SessionService method, and a call of it with the
+// signature Unary takes: (service, tenant, request, response).
+template <auto kMethod>
+struct SessionRpc;
+template <typename Rq, typename Rs,
+          grpc::Status (SessionService::*kMethod)(const std::string&, const Rq&, Rs*)>
+struct SessionRpc<kMethod> {
+  using Request = Rq;
+  using Response = Rs;
+  static grpc::Status Run(SessionService* s, const std::string& tenant, const Rq& request,
+                          Rs* response) {
+    return (s->*kMethod)(tenant, request, response);
+  }
+};
+// A method without a response message (the deletes): google.protobuf.Empty.
+template <typename Rq, grpc::Status (SessionService::*kMethod)(const std::string&, const Rq&)>
+struct SessionRpc<kMethod> {
+  using Request = Rq;
+  using Response = google::protobuf::Empty;
+  static grpc::Status Run(SessionService* s, const std::string& tenant, const Rq& request,
+                          google::protobuf::Empty*) {
+    return (s->*kMethod)(tenant, request);
+  }
+};
 
 constexpr std::string_view kJson = "application/json";
 
@@ -363,69 +389,67 @@ struct HttpServer::Handler {
                   serving ? R"({"status":"SERVING"})" : R"({"status":"NOT_SERVING"})");
   }
 
-  // The RPC of a route. Calls that compute or read specs run on the worker pool (on_pool =
-  // true), as they do for gRPC; bookkeeping calls run on the listener's thread.
-  MHD_Result Serve(const HttpRoutes::Found& found) {
-    using S = SessionService;
-    using Tenant = const std::string&;
-    const std::string& rpc = found.route->rpc->name();
-    if (rpc == "ListModels") {
-      return Unary<v1::ListModelsRequest, v1::ListModelsResponse>(
-          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->ListModels(t, rq, rs); });
-    }
-    if (rpc == "GetModel") {
-      return Unary<v1::GetModelRequest, v1::Model>(
-          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->GetModel(t, rq, rs); });
-    }
-    if (rpc == "RegisterModel") {
-      return Unary<v1::RegisterModelRequest, v1::Model>(
-          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->RegisterModel(t, rq, rs); });
-    }
-    if (rpc == "DeleteModel") {
-      return Unary<v1::DeleteModelRequest, google::protobuf::Empty>(
-          found, false, [](S* s, Tenant t, const auto& rq, auto*) { return s->DeleteModel(t, rq); });
-    }
-    if (rpc == "CreateSession") {
-      return Unary<v1::CreateSessionRequest, v1::Session>(
-          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->CreateSession(t, rq, rs); });
-    }
-    if (rpc == "GetSession") {
-      return Unary<v1::GetSessionRequest, v1::Session>(
-          found, false, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->GetSession(t, rq, rs); });
-    }
-    if (rpc == "ListSessions") {
-      return Unary<v1::ListSessionsRequest, v1::ListSessionsResponse>(
-          found, false, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->ListSessions(t, rq, rs); });
-    }
-    if (rpc == "UpdateSession") {
-      return Unary<v1::UpdateSessionRequest, v1::Session>(
-          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->UpdateSession(t, rq, rs); });
-    }
-    if (rpc == "ForkSession") {
-      return Unary<v1::ForkSessionRequest, v1::Session>(
-          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->ForkSession(t, rq, rs); });
-    }
-    if (rpc == "DeleteSession") {
-      return Unary<v1::DeleteSessionRequest, google::protobuf::Empty>(
-          found, false, [](S* s, Tenant t, const auto& rq, auto*) { return s->DeleteSession(t, rq); });
-    }
-    if (rpc == "ControlSession") {
-      return Unary<v1::ControlSessionRequest, v1::Session>(
-          found, true, [](S* s, Tenant t, const auto& rq, auto* rs) { return s->ControlSession(t, rq, rs); });
-    }
-    if (rpc == "GetServerInfo") {
-      return Unary<v1::GetServerInfoRequest, v1::ServerInfo>(
-          found, false, [](S* s, Tenant, const auto&, auto* rs) {
-            s->GetServerInfo(rs);
-            return grpc::Status::OK;
-          });
-    }
-    if (rpc == "StreamStates") return Stream(found, false);
-    if (rpc == "Simulate") return Stream(found, true);
-    // A route in the proto without a handler here: HttpServerRoutesTest keeps this unreachable.
+  // The RPC of a route, through the table of RPC names kRpcs.
+  MHD_Result Serve(const HttpRoutes::Found& found);
+
+  // A unary RPC of the session layer: SessionService::*kMethod, on the pool if kOnPool.
+  template <auto kMethod, bool kOnPool>
+  MHD_Result UnaryRpc(const HttpRoutes::Found& found) {
+    using Rpc = SessionRpc<kMethod>;
+    return Unary<typename Rpc::Request, typename Rpc::Response>(found, kOnPool, &Rpc::Run);
+  }
+  MHD_Result ServerInfoRpc(const HttpRoutes::Found& found) {
+    return Unary<v1::GetServerInfoRequest, v1::ServerInfo>(
+        found, false, [](SessionService* s, const std::string&, const auto&, auto* response) {
+          s->GetServerInfo(response);
+          return grpc::Status::OK;
+        });
+  }
+  MHD_Result StreamRpc(const HttpRoutes::Found& found) { return Stream(found, false); }
+  MHD_Result SimulateRpc(const HttpRoutes::Found& found) { return Stream(found, true); }
+};
+
+namespace {
+
+struct RpcEntry {
+  std::string_view rpc;
+  MHD_Result (HttpServer::Handler::*serve)(const HttpRoutes::Found&);
+};
+// Every RPC with an HTTP route. Calls that compute or read specs run on the worker pool, as
+// they do for gRPC; bookkeeping calls run on the listener's thread.
+constexpr bool kPool = true;
+constexpr bool kInline = false;
+using Handler = HttpServer::Handler;
+using S = SessionService;
+constexpr std::array<RpcEntry, 14> kRpcs{{
+    {"ListModels", &Handler::UnaryRpc<&S::ListModels, kPool>},
+    {"GetModel", &Handler::UnaryRpc<&S::GetModel, kPool>},
+    {"RegisterModel", &Handler::UnaryRpc<&S::RegisterModel, kPool>},
+    {"DeleteModel", &Handler::UnaryRpc<&S::DeleteModel, kInline>},
+    {"CreateSession", &Handler::UnaryRpc<&S::CreateSession, kPool>},
+    {"GetSession", &Handler::UnaryRpc<&S::GetSession, kInline>},
+    {"ListSessions", &Handler::UnaryRpc<&S::ListSessions, kInline>},
+    {"UpdateSession", &Handler::UnaryRpc<&S::UpdateSession, kPool>},
+    {"ForkSession", &Handler::UnaryRpc<&S::ForkSession, kPool>},
+    {"DeleteSession", &Handler::UnaryRpc<&S::DeleteSession, kInline>},
+    {"ControlSession", &Handler::UnaryRpc<&S::ControlSession, kPool>},
+    {"GetServerInfo", &Handler::ServerInfoRpc},
+    {"StreamStates", &Handler::StreamRpc},
+    {"Simulate", &Handler::SimulateRpc},
+}};
+
+}  // namespace
+
+MHD_Result HttpServer::Handler::Serve(const HttpRoutes::Found& found) {
+  const std::string& rpc = found.route->rpc->name();
+  const auto* entry = std::find_if(kRpcs.begin(), kRpcs.end(),
+                                   [&](const RpcEntry& e) { return e.rpc == rpc; });
+  // A route in the proto without an entry here (tests/server/http_test.cc calls every route).
+  if (entry == kRpcs.end()) {
     return Refuse(Error(grpc::StatusCode::UNIMPLEMENTED, rpc + " has no HTTP handler"));
   }
-};
+  return (this->*entry->serve)(found);
+}
 
 namespace {
 
