@@ -1,5 +1,5 @@
-// What a state stream streams: a session (StreamStates) or a one-shot run (Simulate). The
-// StateStream reactor drives a RunSource on the worker pool, one frame at a time.
+// What a state stream streams: a session (StreamStates) or a one-shot run (Simulate). A
+// StreamDriver's computing unit calls every method, on the worker pool, never two at once.
 #pragma once
 
 #include <atomic>
@@ -51,7 +51,7 @@ class RunSource {
   // After Next returned an end: fills the summary and returns the call's final status.
   virtual grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) = 0;
   // What this stream computed so far (counters over this stream alone; for the metrics). Called
-  // by the holder of the unit of work, before End.
+  // by the computing unit, before End.
   [[nodiscard]] virtual simulate::Statistics Work() const = 0;
   // The stream ends (any reason, once, only after a successful Begin): frees what it holds.
   virtual void End(const simulate::Status& end) = 0;

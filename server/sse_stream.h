@@ -1,5 +1,5 @@
-// The server-sent-events face of a state stream: a StreamDriver (stream_driver.h: one unit of
-// work per stream, one frame held at most) whose writes go to a libmicrohttpd response of
+// The server-sent-events face of a state stream: a StreamDriver (stream_driver.h: one write in
+// flight and at most one frame computed ahead) whose writes go to a libmicrohttpd response of
 // unknown length (chunked), as the events of http_transcoding.h.
 //
 // Back-pressure: libmicrohttpd calls Read only when the connection's write buffer has room.

@@ -5,7 +5,7 @@
 // the history and wakes the waiting viewers (a callback that posts their next frame to the
 // pool); a viewer copies from the history under the session's lock, for one frame at a time.
 // So a viewer costs the driver only the session lock's short copy sections and a wake-up per
-// frame, and a viewer that does not read holds at most one frame; when the history (bounded
+// frame, and a viewer that does not read holds at most two frames (stream_driver.h); when the history (bounded
 // by replay_bytes) drops samples the viewer has not read, it is told (EVENT_KIND_SAMPLES_LOST)
 // and continues at the oldest retained sample.
 #pragma once

@@ -3,7 +3,8 @@
 //
 // Threads: gRPC's callback threads only accept calls and hand work over; simulation runs on
 // a bounded worker pool of our own (ServerConfig::worker_threads). Each stream has at most one
-// write in flight, so a slow reader slows only its own session and holds at most one frame.
+// write in flight and computes at most one frame ahead of it, so a slow reader slows only its
+// own session and holds at most two frames.
 #pragma once
 
 #include <chrono>
