@@ -95,6 +95,16 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
   }
 }
 
+// The first segment of a path or template, "v1" for "/v1/sessions/s1" and "/v1:simulate"; empty
+// when it is not a literal ("/{name=*}") or the path is "/".
+std::string FirstSegment(std::string_view path) {
+  if (!path.starts_with('/')) return "";
+  path.remove_prefix(1);
+  const std::string_view segment = path.substr(0, path.find_first_of("/:"));
+  if (segment.find_first_of("{*") != std::string_view::npos) return "";
+  return std::string(segment);
+}
+
 }  // namespace
 
 std::optional<PathTemplate> PathTemplate::Parse(std::string_view text, std::string* error) {
@@ -200,12 +210,22 @@ std::optional<HttpRoutes> HttpRoutes::Of(const google::protobuf::ServiceDescript
       *error = where + why;
       return std::nullopt;
     }
+    const std::string root = FirstSegment(path->text());
+    if (!root.empty() && std::find(routes.roots_.begin(), routes.roots_.end(), root) ==
+                             routes.roots_.end()) {
+      routes.roots_.push_back(root);
+    }
     routes.routes_.push_back(HttpRoute{.http_method = http_method,
                                        .path = std::move(*path),
                                        .rpc = rpc,
                                        .body = rule.body() == "*"});
   }
   return routes;
+}
+
+bool HttpRoutes::Claims(std::string_view path) const {
+  const std::string root = FirstSegment(path);
+  return std::find(roots_.begin(), roots_.end(), root) != roots_.end();
 }
 
 HttpRoutes::Found HttpRoutes::Find(std::string_view http_method, std::string_view path) const {

@@ -68,9 +68,14 @@ class HttpRoutes {
   };
   [[nodiscard]] Found Find(std::string_view http_method, std::string_view path) const;
   [[nodiscard]] const std::vector<HttpRoute>& routes() const { return routes_; }
+  // True if `path` lies in the API's namespace: its first segment (up to "/" or ":") is the
+  // first segment of a route's template ("v1" for /v1/sessions/s1 and /v1:simulate), so that
+  // it is answered as an API call (a wrong one as NOT_FOUND), not as a page of the dashboard.
+  [[nodiscard]] bool Claims(std::string_view path) const;
 
  private:
   std::vector<HttpRoute> routes_;
+  std::vector<std::string> roots_;  // the literal first segments of the templates
 };
 
 }  // namespace tether::server

@@ -348,8 +348,8 @@ struct HttpServer::Handler {
 
   MHD_Result Dispatch(std::string_view method, std::string_view path) {
     if (method == "OPTIONS") return Preflight();
-    if ((method == "GET" || method == "HEAD") && !path.starts_with("/v1/") &&
-        !path.starts_with("/v1:") && path != "/healthz") {
+    if ((method == "GET" || method == "HEAD") && !server->routes_.Claims(path) &&
+        path != "/healthz") {
       return Dashboard(method, path);
     }
     if (path == "/healthz") return Health(method);

@@ -129,6 +129,24 @@ TEST(ServiceRoutesTest, EveryRpcIsRoutedAndPathsReachTheirRpc) {
   EXPECT_EQ(unknown.allowed, "");
 }
 
+// The API's namespace (the templates' first segment, "v1") against the dashboard's pages.
+TEST(ServiceRoutesTest, TheApiClaimsTheFirstSegmentOfItsTemplates) {
+  const google::protobuf::ServiceDescriptor& service =
+      *v1::StateChunk::descriptor()->file()->pool()->FindServiceByName(
+          v1::SimulationService::service_full_name());
+  std::string error;
+  const auto routes = HttpRoutes::Of(service, &error);
+  ASSERT_TRUE(routes.has_value()) << error;
+  for (const char* path : {"/v1/sessions/s1", "/v1:simulate", "/v1/no-such-thing", "/v1",
+                           "/v1/sessions/s1:rewind"}) {
+    EXPECT_TRUE(routes->Claims(path)) << path;
+  }
+  for (const char* path : {"/", "/index.html", "/app.js", "/vendor/uPlot.iife.min.js", "/v1x",
+                           "/v2/sessions", "v1/sessions", ""}) {
+    EXPECT_FALSE(routes->Claims(path)) << path;
+  }
+}
+
 // A service whose one method carries `rule`, built in its own pool.
 class RuleTest : public ::testing::Test {
  protected:
