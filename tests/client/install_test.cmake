@@ -19,8 +19,9 @@ function(run_step what)
 endfunction()
 
 run_step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+# LINKER_FLAGS: the build's own (a sanitizer build's libraries need its runtime linked in).
 run_step("configure example" ${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
-  -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+  -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
 run_step("build example" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 
 execute_process(COMMAND ${WORK_DIR}/build/list_models 127.0.0.1:1
