@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -46,7 +47,8 @@ constexpr std::chrono::milliseconds kPollInterval{10};
 int DecodeStatus(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 
 std::string TempPath(const std::string& stem) {
-  static int counter = 0;
+  // Atomic: tests run processes from several threads at once (TSan found the race).
+  static std::atomic<int> counter = 0;
   return (std::filesystem::temp_directory_path() /
           ("tether_e2e_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + stem))
       .string();

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -127,7 +128,7 @@ std::string TokenLine(const std::string& tenant, const std::string& token,
 }
 
 ServerProcess::ServerProcess(const std::string& binary, const std::vector<std::string>& args) {
-  static int started = 0;
+  static std::atomic<int> started = 0;  // servers may be started from several threads
   log_ = ::testing::TempDir() + "tether_server_" + std::to_string(::getpid()) + "_" +
          std::to_string(started++) + ".log";
   std::vector<std::string> argv = {binary, "--listen", "127.0.0.1:0", "--worker-threads", "2"};
