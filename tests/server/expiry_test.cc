@@ -15,10 +15,12 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::system_clock;
 
-constexpr milliseconds kTtl{200};
+// Short enough for a quick test, long enough that a session is streaming before it could
+// expire (a sanitizer build takes longer from CreateSession to the stream's start).
+constexpr milliseconds kTtl{200 * kSlowdown};
 // Expiry comes within ttl + sweep (ttl / 4) of the last use; the generous bound allows for a
 // loaded 2-core machine, and bounds every poll so that a session that never expires fails.
-constexpr milliseconds kExpiryBound{5000};
+constexpr milliseconds kExpiryBound{5000 * kSlowdown};
 
 system_clock::time_point ToTimePoint(const google::protobuf::Timestamp& ts) {
   return system_clock::time_point(std::chrono::duration_cast<system_clock::duration>(
@@ -125,12 +127,21 @@ TEST_F(ExpiryTest, StreamingSessionDoesNotExpire) {
   request.set_name(created.name());
   auto reader = stub_->StreamStates(&context, request);
   v1::StateChunk chunk;
-  ASSERT_TRUE(reader->Read(&chunk));  // the stream is open: the session is streaming
+  // The stream is open: the session is streaming.
+  ASSERT_TRUE(reader->Read(&chunk)) << reader->Finish().error_message();
 
   // The reader reads nothing more for 4 TTLs; the session is streaming all along.
   const auto until = std::chrono::steady_clock::now() + 4 * kTtl;
   while (std::chrono::steady_clock::now() < until) {
-    ASSERT_TRUE(Listed(created.name())) << "a streaming session expired";
+    if (!Listed(created.name())) {
+      // How the stream ended, if it did: what let the session go idle.
+      context.TryCancel();
+      while (reader->Read(&chunk)) {
+      }
+      const grpc::Status ended = reader->Finish();
+      FAIL() << "a streaming session expired; its stream ended with "
+             << ended.error_code() << " " << ended.error_message();
+    }
     std::this_thread::sleep_for(kTtl / 4);
   }
   context.TryCancel();

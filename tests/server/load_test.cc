@@ -95,8 +95,18 @@ TEST_F(LoopbackTest, ASlowReaderHoldsServerMemoryFlat) {
   v1::StateChunk chunk;
   ASSERT_TRUE(reader->Read(&chunk));  // header; then stop reading
 
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const std::uint64_t stalled = Get(stub.get(), "slow").next_sample_index();
+  // The run advances until the flow-control windows are full, then stops: three equal
+  // readings of its sample index, 100 ms apart, at most 30 s of polling (a sanitizer build
+  // computes the first frames 10x slower).
+  std::uint64_t stalled = 0;
+  int equal = 0;
+  for (int i = 0; i < 300 && equal < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::uint64_t index = Get(stub.get(), "slow").next_sample_index();
+    equal = index == stalled ? equal + 1 : 0;
+    stalled = index;
+  }
+  ASSERT_EQ(equal, 3) << "the session kept computing for a reader that does not read";
   const std::size_t rss = ResidentBytes();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const std::uint64_t later = Get(stub.get(), "slow").next_sample_index();

@@ -22,7 +22,15 @@ namespace tether::server::testing {
 
 // Every call of a test gets this deadline: far above any run here (< 1 s), so that a hang
 // fails instead of blocking ctest.
-inline constexpr std::chrono::seconds kCallDeadline{20};
+// How many times slower a sanitizer build runs the server (ThreadSanitizer 5-15x, ASan 2-3x):
+// the wall-clock bounds that depend on the server's speed are multiplied by it.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr int kSlowdown = 10;
+#else
+inline constexpr int kSlowdown = 1;
+#endif
+
+inline constexpr std::chrono::seconds kCallDeadline{20 * kSlowdown};
 
 inline void SetDeadline(grpc::ClientContext* context) {
   context->set_deadline(std::chrono::system_clock::now() + kCallDeadline);
