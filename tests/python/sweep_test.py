@@ -199,7 +199,9 @@ class KilledReplicaTest(unittest.TestCase):
 
     def test_server_killed_mid_sweep_loses_no_run(self):
         output = os.path.join(tempfile.mkdtemp(prefix="tether-sweep-kill-"), "rows.csv")
-        args = ["pendulum", "--values", ",".join(["l=1"] + [str(1 + i / 10) for i in range(1, 18)]),
+        # 36 runs, 9 at a time: once the victim's first row is written (rows go out in run order),
+        # at least 27 runs remain, so it is in the middle of some whatever the runs' speed.
+        args = ["pendulum", "--values", ",".join(["l=1"] + [str(1 + i / 10) for i in range(1, 36)]),
                 "--t-end", "20", "--method", "rk4", "--step", "1e-4", "--output-interval", "1",
                 "--concurrency", "9", "--output", output]
         victim = SERVERS[1]
@@ -220,7 +222,7 @@ class KilledReplicaTest(unittest.TestCase):
         _, stderr = process.communicate(timeout=300)
         self.assertEqual(process.returncode, 0, stderr)
         rows = read_csv(open(output).read())
-        self.assertEqual(list(rows["run"]), list(range(18)))
+        self.assertEqual(list(rows["run"]), list(range(36)))
         self.assertEqual(set(rows["status"]), {"OK"})
         self.assertEqual(set(rows["termination"]), {"REACHED_END"})
         retried = rows[rows["attempts"] > 1]
