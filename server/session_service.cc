@@ -520,14 +520,23 @@ grpc::Status SessionService::OpenSimulate(const std::string& tenant,
   return grpc::Status::OK;
 }
 
+namespace {
+
+// One stream of `tenant` fewer (the caller holds streams_mutex); a tenant with none is dropped.
+void ReleaseTenantStream(ServiceState* state, const std::string& tenant) {
+  const auto open = state->tenant_streams.find(tenant);
+  if (open != state->tenant_streams.end() && --open->second == 0) {
+    state->tenant_streams.erase(open);
+  }
+}
+
+}  // namespace
+
 std::function<void(StreamDriver*)> SessionService::StreamDone(const std::string& tenant) {
   return [state = state_, tenant](StreamDriver* done) {
     std::lock_guard lock(state->streams_mutex);
     state->streams.erase(done);
-    const auto open = state->tenant_streams.find(tenant);
-    if (open != state->tenant_streams.end() && --open->second == 0) {
-      state->tenant_streams.erase(open);
-    }
+    ReleaseTenantStream(state, tenant);
   };
 }
 
@@ -552,10 +561,7 @@ void StreamSlot::Release() {
   if (state_ == nullptr) return;
   std::lock_guard lock(state_->streams_mutex);
   --state_->admitted_streams;
-  const auto open = state_->tenant_streams.find(tenant_);
-  if (open != state_->tenant_streams.end() && --open->second == 0) {
-    state_->tenant_streams.erase(open);
-  }
+  ReleaseTenantStream(state_, tenant_);
   state_ = nullptr;
 }
 

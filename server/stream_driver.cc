@@ -98,7 +98,7 @@ void StreamDriver::Deliver() {
   // The chunks are free once taken out of written_, but only the unit reuses a chunk.
   for (const int index : done) {
     if (index == kNone) continue;
-    const v1::Frame& frame = chunks_[static_cast<std::size_t>(index)].frame();
+    const v1::Frame& frame = Chunk(index).frame();
     source_->Delivered(frame);
     samples_delivered_ += static_cast<std::uint64_t>(frame.t_size());
     ++frames_delivered_;
@@ -114,7 +114,7 @@ bool StreamDriver::BeginRun() {
     return false;
   }
   const int index = TakeFreeChunk();
-  v1::StateChunk& chunk = chunks_[static_cast<std::size_t>(index)];
+  v1::StateChunk& chunk = Chunk(index);
   const grpc::Status status = Bounded(source_->Begin(&cancelled_, chunk.mutable_header()));
   if (!status.ok()) {
     phase_ = Phase::kFinished;
@@ -125,17 +125,13 @@ bool StreamDriver::BeginRun() {
   wall_start_ = std::chrono::steady_clock::now();  // pacing starts with the header
   t_start_ = chunk.header().t_start();
   phase_ = Phase::kFrames;
-  {
-    std::lock_guard lock(mutex_);
-    in_flight_ = index;
-  }
-  Send(&chunk);
+  WriteChunk(index);
   return true;
 }
 
 bool StreamDriver::ComputeFrame() {
   const int index = TakeFreeChunk();
-  v1::StateChunk& chunk = chunks_[static_cast<std::size_t>(index)];
+  v1::StateChunk& chunk = Chunk(index);
   v1::Frame* frame = chunk.mutable_frame();
   const simulate::Status status = source_->Next(settings_.frame_samples, frame);
   if (status.ended()) {
@@ -171,7 +167,7 @@ bool StreamDriver::SendReadyWhenDue() {
     std::lock_guard lock(mutex_);
     index = ready_;
   }
-  v1::StateChunk& chunk = chunks_[static_cast<std::size_t>(index)];
+  v1::StateChunk& chunk = Chunk(index);
   if (paced()) {
     const double t_last = chunk.frame().t(chunk.frame().t_size() - 1);
     const auto due = wall_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -184,26 +180,26 @@ bool StreamDriver::SendReadyWhenDue() {
       return false;
     }
   }
-  {
-    std::lock_guard lock(mutex_);
-    in_flight_ = index;
-    ready_ = kNone;
-  }
-  Send(&chunk);
+  WriteChunk(index);
   return true;
 }
 
 void StreamDriver::SendSummary() {
   const int index = TakeFreeChunk();
-  v1::StateChunk& chunk = chunks_[static_cast<std::size_t>(index)];
+  v1::StateChunk& chunk = Chunk(index);
   final_status_ = Bounded(source_->Summarize(end_, chunk.mutable_summary()));
   summary_termination_ = chunk.summary().termination();
   phase_ = Phase::kSummary;
+  WriteChunk(index);
+}
+
+void StreamDriver::WriteChunk(int index) {
   {
     std::lock_guard lock(mutex_);
     in_flight_ = index;
+    if (ready_ == index) ready_ = kNone;
   }
-  Send(&chunk);
+  Send(&Chunk(index));
 }
 
 int StreamDriver::TakeFreeChunk() {
@@ -218,7 +214,7 @@ int StreamDriver::TakeFreeChunk() {
     };
     index = taken(0) ? 1 : 0;
   }
-  chunks_[static_cast<std::size_t>(index)].Clear();
+  Chunk(index).Clear();
   return index;
 }
 
@@ -242,7 +238,7 @@ void StreamDriver::Written(bool ok) {
     std::lock_guard lock(mutex_);
     const int done = std::exchange(in_flight_, kNone);
     if (done != kNone) {
-      const v1::StateChunk& chunk = chunks_[static_cast<std::size_t>(done)];
+      const v1::StateChunk& chunk = Chunk(done);
       if (chunk.has_frame()) {
         --frames_held_;
         --counters_->frames_buffered;
@@ -262,7 +258,7 @@ void StreamDriver::Written(bool ok) {
     }
   }
   // The unit cannot end the call while `send` is in flight, nor before the posted unit runs.
-  if (send != kNone) Send(&chunks_[static_cast<std::size_t>(send)]);
+  if (send != kNone) Send(&Chunk(send));
   if (post) pool_->Post([this] { RunUnit(); });
 }
 

@@ -111,6 +111,10 @@ class StreamDriver {
   void Stop();
   // A cleared chunk that is neither in flight, ready nor awaiting Delivered.
   int TakeFreeChunk();
+  v1::StateChunk& Chunk(int index) { return chunks_[static_cast<std::size_t>(index)]; }
+  // Makes chunk `index` (taken from ready_ if it waits there) the write in flight and sends it;
+  // the unit's way to write (Written sends a ready frame under its own lock).
+  void WriteChunk(int index);
   [[nodiscard]] bool paced() const { return settings_.realtime_factor > 0.0; }
 
   WorkerPool* pool_;

@@ -82,10 +82,14 @@ TEST(PathTemplateTest, RefusesWhatItDoesNotSupportNamingTheCharacter) {
 }
 
 // The service's routes: every RPC has one, and the paths clients call reach the right RPC.
+// tether.v1.SimulationService, as the server finds it.
+const google::protobuf::ServiceDescriptor& TetherService() {
+  return *v1::StateChunk::descriptor()->file()->pool()->FindServiceByName(
+      v1::SimulationService::service_full_name());
+}
+
 TEST(ServiceRoutesTest, EveryRpcIsRoutedAndPathsReachTheirRpc) {
-  const google::protobuf::ServiceDescriptor& service =
-      *v1::StateChunk::descriptor()->file()->pool()->FindServiceByName(
-          v1::SimulationService::service_full_name());
+  const google::protobuf::ServiceDescriptor& service = TetherService();
   std::string error;
   const auto routes = HttpRoutes::Of(service, &error);
   ASSERT_TRUE(routes.has_value()) << error;
@@ -131,11 +135,8 @@ TEST(ServiceRoutesTest, EveryRpcIsRoutedAndPathsReachTheirRpc) {
 
 // The API's namespace (the templates' first segment, "v1") against the dashboard's pages.
 TEST(ServiceRoutesTest, TheApiClaimsTheFirstSegmentOfItsTemplates) {
-  const google::protobuf::ServiceDescriptor& service =
-      *v1::StateChunk::descriptor()->file()->pool()->FindServiceByName(
-          v1::SimulationService::service_full_name());
   std::string error;
-  const auto routes = HttpRoutes::Of(service, &error);
+  const auto routes = HttpRoutes::Of(TetherService(), &error);
   ASSERT_TRUE(routes.has_value()) << error;
   for (const char* path : {"/v1/sessions/s1", "/v1:simulate", "/v1/no-such-thing", "/v1",
                            "/v1/sessions/s1:rewind"}) {
