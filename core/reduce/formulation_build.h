@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct FormulationBuild {
   std::vector<ReducedModel::InvariantBlock> invariant_blocks = {};
   std::vector<ReducedModel::ResidualLevel> residual_levels = {};
   std::string algebraic_jacobian_name = "g_y";  // a singular stage matrix in messages
+  // kMultipliers: set when the stage program is in SparseMultipliers' layout.
+  std::optional<SparseMultipliers> sparse_multipliers = std::nullopt;
 
   // F = φ(t, z, w) with G(t, z, w) = 0 (reduced_model.h), in symbols of `context`, and the
   // symbols after [states, t, parameters] the Jacobian program reads (new w, α, β).

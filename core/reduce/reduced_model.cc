@@ -205,30 +205,47 @@ bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<
   if (!AllFinite(stage_out_)) return FailNonFinite(t, "the mass matrix, forces or constraints");
   const std::size_t n = n_;
   const std::size_t m = m_;
-  const double* mass = stage_out_.data();
-  const double* f = mass + n * n;
-  const double* phi_q = f + n;
-  const double* a = phi_q + m * n;
-  const double* phi = a + m;
-  const double* h = phi + m;
-  if (!mass_factor_.Factor(mass)) {
-    return Fail(EvalStatus::kSingular,
-                "the mass matrix is not symmetric positive definite at t = " + TimeText(t));
-  }
-  std::copy_n(f, n, minv_f_.begin());
-  mass_factor_.Solve(minv_f_.data());  // w = M⁻¹ f
   double* vdot = zdot.data() + n;
-  std::copy_n(minv_f_.begin(), n, vdot);
-  if (m > 0) {
-    if (!SolveMultipliers(t, phi_q, a, phi, h)) return false;
-    for (std::size_t i = 0; i < m; ++i) {  // v' = M⁻¹(f + Φ_qᵀ λ) = w + Σ_i λ_i (M⁻¹ Φ_qᵀ)_i
-      const double* x_i = minv_jt_.data() + i * n;
-      for (std::size_t k = 0; k < n; ++k) vdot[k] += lambda_[i] * x_i[k];
+  if (sparse_) {
+    if (!SolveSparse(t, vdot)) return false;
+  } else {
+    const double* mass = stage_out_.data();
+    const double* f = mass + n * n;
+    const double* phi_q = f + n;
+    const double* a = phi_q + m * n;
+    const double* phi = a + m;
+    const double* h = phi + m;
+    if (!mass_factor_.Factor(mass)) return FailMassNotPositive(t);
+    std::copy_n(f, n, minv_f_.begin());
+    mass_factor_.Solve(minv_f_.data());  // w = M⁻¹ f
+    std::copy_n(minv_f_.begin(), n, vdot);
+    if (m > 0) {
+      if (!SolveMultipliers(t, phi_q, a, phi, h)) return false;
+      for (std::size_t i = 0; i < m; ++i) {  // v' = M⁻¹(f + Φ_qᵀ λ) = w + Σ_i λ_i (M⁻¹ Φ_qᵀ)_i
+        const double* x_i = minv_jt_.data() + i * n;
+        for (std::size_t k = 0; k < n; ++k) vdot[k] += lambda_[i] * x_i[k];
+      }
     }
-    std::copy_n(lambda_.begin(), m, aux_.begin());
   }
+  std::copy_n(lambda_.begin(), m, aux_.begin());
   std::copy(z.begin() + Ix(n), z.begin() + Ix(2 * n), zdot.begin());  // q' = v
   return true;
+}
+
+bool ReducedModel::FailMassNotPositive(double t) {
+  return Fail(EvalStatus::kSingular,
+              "the mass matrix is not symmetric positive definite at t = " + TimeText(t));
+}
+
+// λ into lambda_ and v' by SparseMultipliers from the stage values in its layout.
+bool ReducedModel::SolveSparse(double t, double* vdot) {
+  switch (sparse_->Solve(stage_out_.data(), alpha_, beta_, vdot, lambda_.data())) {
+    case SparseMultipliers::Status::kOk: return true;
+    case SparseMultipliers::Status::kMassNotPositive: return FailMassNotPositive(t);
+    case SparseMultipliers::Status::kSingular:
+      return FailSingularRows(t, sparse_->DenseJacobian(stage_out_.data()), "Φ_q M⁻¹ Φ_qᵀ");
+  }
+  return false;
 }
 
 // λ into lambda_ from S λ = −(a + 2αh + β²Φ) − Φ_q M⁻¹ f, S = Φ_q M⁻¹ Φ_qᵀ; leaves the rows of

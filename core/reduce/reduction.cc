@@ -119,6 +119,7 @@ void ReducedModel::Apply(const FormulationBuild& build) {
   invariant_blocks_ = build.invariant_blocks;
   residual_levels_ = build.residual_levels;
   algebraic_jacobian_name_ = build.algebraic_jacobian_name;
+  sparse_ = build.sparse_multipliers;
 }
 
 std::vector<Expr> ReducedModel::ImportOutputs(Context& cx) const {

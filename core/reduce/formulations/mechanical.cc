@@ -1,5 +1,6 @@
 #include "reduce/formulations/mechanical.h"
 
+#include <optional>
 #include <vector>
 
 #include "reduce/formulation_build.h"
@@ -19,8 +20,31 @@ std::string MechanicalFormulation::Check(const model::Model& model,
     return "model '" + model.name +
            "': the mechanical form has no algebraic variables for algebraic mode 'stage'";
   }
+  if (options.linear_algebra == LinearAlgebra::kSparse &&
+      !SparseMultipliers::IsDiagonal(*model.context, model.mass, n)) {
+    return "model '" + model.name +
+           "': sparse linear algebra needs a diagonal mass matrix (every off-diagonal entry 0)";
+  }
   return {};
 }
+
+namespace {
+
+// The sparse multiplier solve when `choice` asks for it (kSparse, checked to have a diagonal
+// M) or when it pays (kAuto), else none: the dense kernel.
+std::optional<SparseMultipliers> SparseKernel(LinearAlgebra choice, const expr::Context& cx,
+                                              const std::vector<Expr>& mass,
+                                              const std::vector<std::vector<Expr>>& phi_q,
+                                              std::size_t n) {
+  if (choice == LinearAlgebra::kDense || !SparseMultipliers::IsDiagonal(cx, mass, n)) {
+    return std::nullopt;
+  }
+  SparseMultipliers sparse(SparseMultipliers::PatternOf(cx, phi_q, n));
+  if (choice == LinearAlgebra::kAuto && !sparse.Pays()) return std::nullopt;
+  return sparse;
+}
+
+}  // namespace
 
 void MechanicalFormulation::Build(FormulationBuild& b) const {
   const model::Model& model = b.model;
@@ -43,9 +67,22 @@ void MechanicalFormulation::Build(FormulationBuild& b) const {
   std::vector<Expr> a;  // a = h_q v + h_t
   for (std::size_t i = 0; i < h.size(); ++i) a.push_back(cx.Add(Dot(cx, h_q[i], v), h_t[i]));
 
-  std::vector<Expr> stage = mass;  // the kMultipliers layout: M, f, Φ_q, a, Φ, h
-  Append(&stage, forces);
-  Append(&stage, phi_q);
+  std::vector<Expr> stage;
+  b.sparse_multipliers = SparseKernel(b.options.linear_algebra, cx, mass, phi_q, n);
+  if (b.sparse_multipliers) {  // its layout: diag M, f, Φ_q's non-zero entries, a, Φ, h
+    for (std::size_t k = 0; k < n; ++k) stage.push_back(mass[k * n + k]);
+    Append(&stage, forces);
+    const SparseMultipliers::Pattern& pattern = b.sparse_multipliers->pattern();
+    for (std::size_t i = 0; i < phi_q.size(); ++i) {
+      for (int p = pattern.row_start[i]; p < pattern.row_start[i + 1]; ++p) {
+        stage.push_back(phi_q[i][static_cast<std::size_t>(pattern.col[static_cast<std::size_t>(p)])]);
+      }
+    }
+  } else {  // the dense layout: M, f, Φ_q
+    stage = mass;
+    Append(&stage, forces);
+    Append(&stage, phi_q);
+  }
   Append(&stage, a);
   Append(&stage, phi);
   Append(&stage, h);

@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,6 +55,7 @@
 #include "tether/model/model.h"
 #include "tether/reduce/formulation.h"
 #include "tether/reduce/mass_factor.h"
+#include "tether/reduce/sparse_multipliers.h"
 
 namespace tether::reduce {
 
@@ -65,8 +67,17 @@ enum class AlgebraicMode {
   kStage,
 };
 
+// How the mechanical stage kernel (kMultipliers) solves for λ; the other kernels are dense.
+enum class LinearAlgebra {
+  kAuto,    // sparse where SparseMultipliers::Pays() for the model's pattern, else dense
+  kDense,   // the unblocked dense kernels of small_dense.h
+  kSparse,  // SparseMultipliers (tether/reduce/sparse_multipliers.h): needs a mass matrix
+            // whose off-diagonal entries are all the constant 0
+};
+
 struct ReduceOptions {
   AlgebraicMode algebraic = AlgebraicMode::kSolve;
+  LinearAlgebra linear_algebra = LinearAlgebra::kAuto;
   // The algebraic Newton of kSolve stops when max_i |c_i| / s_i ≤ newton_tolerance, with the
   // scale s_i = max(1, ½ Σ_j |∂c_i/∂w_j · w_j|) over all variables w = (x, y), the same scale
   // as the projector's (tether/project/projector.h). > 0.
@@ -129,6 +140,8 @@ class ReducedModel {
   // n for mechanical (W = diag(M, M) is available), 0 otherwise.
   [[nodiscard]] std::size_t mass_size() const { return mass_size_; }
   [[nodiscard]] std::size_t num_states() const { return num_states_; }
+  // True when the stage kernel solves for λ by SparseMultipliers (ReduceOptions::linear_algebra).
+  [[nodiscard]] bool sparse_multipliers() const { return sparse_.has_value(); }
   // The constraint name each invariant row comes from (Φ_i and h_i share one).
   [[nodiscard]] const std::vector<std::string>& invariant_names() const {
     return invariant_names_;
@@ -228,6 +241,8 @@ class ReducedModel {
   bool RhsMechanical(double t, std::span<const double> z, std::span<double> zdot);
   bool SolveMultipliers(double t, const double* phi_q, const double* a, const double* phi,
                         const double* h);
+  bool SolveSparse(double t, double* vdot);
+  bool FailMassNotPositive(double t);
   bool RhsIndex(double t, std::span<const double> z, std::span<double> zdot);
   bool Fail(EvalStatus status, std::string message);
   bool FailNonFinite(double t, const char* what);
@@ -287,6 +302,10 @@ class ReducedModel {
   std::vector<double> invariants_out_;
   std::vector<double> mass_out_;
   std::vector<double> aux_;
+
+  // The sparse multiplier solve, when the formulation chose it; the stage program is then in
+  // its layout (sparse_multipliers.h).
+  std::optional<SparseMultipliers> sparse_;
 
   // Work memory for the linear algebra (sized by Allocate). The mechanical stage solve uses
   // the unblocked kernels of small_dense.h on row-major arrays, the index forms Eigen's LU.
