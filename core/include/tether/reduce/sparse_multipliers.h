@@ -4,10 +4,10 @@
 // which has Φ_qᵀ's pattern,
 //   S = Φ_q X,   S_ij = Σ_k Φ_ik Φ_jk / d_k   over the coordinates k rows i and j share,
 //   λ = S⁻¹(−(a + 2αh + β²Φ) − Φ_q M⁻¹ f),   v' = M⁻¹ f + X λ,
-// the dense kernel's equations with only the structurally non-zero entries touched. S is
-// factored by SparseLdlt in a fill-reducing order fixed when the pattern is built. Cost per
-// call: O(nnz Φ_q + Σ_k c_k² + nnz L), c_k the number of constraints on coordinate k; for a
-// chain (c_k ≤ 2, S tridiagonal) that is linear in its length, against O(n m² + m³) dense.
+// the dense kernel's equations with only the structurally non-zero entries touched, by
+// SparseSchur (A = Φ_q, W = M). Cost per call: O(nnz Φ_q + Σ_k c_k² + nnz L), c_k the number
+// of constraints on coordinate k; for a chain (c_k ≤ 2, S tridiagonal) that is linear in its
+// length, against O(n m² + m³) dense.
 //
 // The stage program then computes only what this reads, in this order (its "sparse layout"):
 //   [d (n), f (n), Φ_q's structurally non-zero entries row by row (nnz), a (m), Φ (m), h (m)].
@@ -22,19 +22,14 @@
 #include <Eigen/Dense>
 
 #include "tether/expr/expr.h"
-#include "tether/reduce/sparse_ldlt.h"
+#include "tether/reduce/sparse_schur.h"
 
 namespace tether::reduce {
 
 class SparseMultipliers {
  public:
-  // Structural non-zeros of Φ_q (m × n), row by row, columns ascending.
-  struct Pattern {
-    std::size_t n = 0;
-    std::size_t m = 0;
-    std::vector<int> row_start;  // m + 1
-    std::vector<int> col;        // nnz
-  };
+  // Structural non-zeros of Φ_q (m × n).
+  using Pattern = SparseSchur::Pattern;
 
   // True iff every off-diagonal entry of the row-major n × n `mass` is the constant 0.
   static bool IsDiagonal(const expr::Context& cx, const std::vector<expr::Expr>& mass,
@@ -44,13 +39,12 @@ class SparseMultipliers {
                            const std::vector<std::vector<expr::Expr>>& jacobian, std::size_t n);
 
   SparseMultipliers() = default;
-  // The symbolic work: S's pattern and order, the products that form it, its analysis.
   explicit SparseMultipliers(Pattern pattern);
 
   // Whether this pays against the dense kernel for a model with this pattern. Measured by
   // bench/expr_vs_hand on chains (diagonal M, tridiagonal S): sparse is as fast with one
-  // constraint and 1.75× faster with two, the gap growing as n² (mass matrix) and n³ (Schur
-  // complement). So: from kFromConstraints on, unless S's factor is more than
+  // constraint and 1.4–1.8× faster with two to four, the gap growing as n² (mass matrix) and
+  // n³ (Schur complement). So: from kFromConstraints on, unless S's factor is more than
   // kMaxFactorDensity full on a large system, where the dense pivoted LDLᵀ does the same work
   // with direct indexing.
   static constexpr std::size_t kFromConstraints = 2;
@@ -58,7 +52,7 @@ class SparseMultipliers {
   static constexpr double kMaxFactorDensity = 0.5;
   [[nodiscard]] bool Pays() const;
 
-  [[nodiscard]] const Pattern& pattern() const { return pattern_; }
+  [[nodiscard]] const Pattern& pattern() const { return schur_.pattern(); }
   [[nodiscard]] std::size_t stage_size() const;  // outputs of the sparse layout
 
   enum class Status { kOk, kMassNotPositive, kSingular };
@@ -68,24 +62,11 @@ class SparseMultipliers {
   [[nodiscard]] Eigen::MatrixXd DenseJacobian(const double* stage) const;
 
  private:
-  // S's entry `entry` (an index into its upper-triangle values) gains Φ[a] · X[b].
-  struct Product {
-    int entry;
-    int a;
-    int b;
-  };
-
-  Pattern pattern_;
-  std::vector<int> position_;  // constraint i is row position_[i] of the ordered S
-  std::vector<int> s_start_;   // S's upper triangle, column by column (ordered indices)
-  std::vector<int> s_row_;
-  std::vector<Product> products_;
-  SparseLdlt ldlt_;
+  SparseSchur schur_;
   // Work memory of Solve.
-  std::vector<double> s_;      // S's values
-  std::vector<double> x_;      // X = M⁻¹ Φ_qᵀ, in Φ_q's pattern
+  std::vector<double> inverse_mass_;  // 1 / d
   std::vector<double> minv_f_;
-  std::vector<double> work_;   // the right-hand side, then λ, in S's order
+  std::vector<double> rhs_;           // the right-hand side, then λ
 };
 
 }  // namespace tether::reduce
