@@ -248,7 +248,8 @@ void Scaling(const Arguments& args, Report* report) {
         [&] { sparse->Rhs(0.0, chain.z0, zdot); }, min_seconds, args.repeats);
     const char* chosen = chain.reduced->sparse_multipliers() ? "sparse" : "dense";
     table.AddRow({std::to_string(n), std::to_string(raw.program.num_instructions()),
-                  Format(1e9 * raw_seconds), Format(1e9 * raw_seconds / static_cast<double>(raw.program.num_instructions())),
+                  Format(1e9 * raw_seconds),
+                  Format(1e9 * raw_seconds / static_cast<double>(raw.program.num_instructions())),
                   Format(1e9 * interpreted_seconds), Format(interpreted_seconds / raw_seconds),
                   Format(1e9 * dense_seconds), Format(1e9 * sparse_seconds),
                   Format(dense_seconds / sparse_seconds), chosen});

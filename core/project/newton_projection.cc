@@ -55,9 +55,32 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
       block_atol_.push_back(atol.size() == cols_ ? atol[j] : atol.front());
     }
   }
-  h_b_.assign(rb * nb, 0.0);
-  x_t_.assign(rb * nb, 0.0);
-  schur_.assign(rb * rb, 0.0);
+  sparse_.reset();
+  h_b_source_.clear();
+  if (model.sparse_multipliers()) {
+    const reduce::SparseSchur::Pattern& h_z = model.invariant_jacobian_pattern();
+    reduce::SparseSchur::Pattern h_b;  // H_z's rows and columns of the block
+    h_b.rows = rb;
+    h_b.cols = nb;
+    h_b.row_start.push_back(0);
+    for (std::size_t i = block.row_begin; i < block.row_end; ++i) {
+      for (int p = h_z.row_start[i]; p < h_z.row_start[i + 1]; ++p) {
+        const auto j = static_cast<std::size_t>(h_z.col[static_cast<std::size_t>(p)]);
+        if (j < block.col_begin || j >= block.col_end) continue;
+        h_b.col.push_back(static_cast<int>(j - block.col_begin));
+        h_b_source_.push_back(i * cols_ + j);
+      }
+      h_b.row_start.push_back(static_cast<int>(h_b.col.size()));
+    }
+    sparse_.emplace(std::move(h_b));
+  }
+  const std::size_t dense_rb = sparse_ ? 0 : rb;  // the dense path's arrays
+  h_b_.assign(dense_rb * nb, 0.0);
+  x_t_.assign(dense_rb * nb, 0.0);
+  schur_.assign(dense_rb * dense_rb, 0.0);
+  h_b_values_.assign(h_b_source_.size(), 0.0);
+  w_inverse_.assign(sparse_ ? nb : 0, 1.0);
+  h_b_d_.assign(rb, 0.0);
   schur_d_.assign(rb, 0.0);
   schur_perm_.assign(rb, 0);
   solve_work_.assign(rb, 0.0);
@@ -141,6 +164,12 @@ void NewtonProjection::ApplyInverseMetric() {
 void NewtonProjection::BuildSchur() {
   const std::size_t nb = d_.size();
   const std::size_t rb = mu_.size();
+  if (sparse_) {
+    for (std::size_t p = 0; p < h_b_source_.size(); ++p) h_b_values_[p] = h_z_[h_b_source_[p]];
+    SetSparseInverseMetric();
+    sparse_->Form(h_b_values_.data(), w_inverse_.data());
+    return;
+  }
   for (std::size_t i = 0; i < rb; ++i) {
     std::copy_n(h_z_.data() + (block_.row_begin + i) * cols_ + block_.col_begin, nb,
                 h_b_.data() + i * nb);
@@ -157,16 +186,56 @@ void NewtonProjection::BuildSchur() {
   }
 }
 
+// W⁻¹ = diag(M⁻¹, M⁻¹, …) with M diagonal (the sparse path's models), the weights, or I.
+void NewtonProjection::SetSparseInverseMetric() {
+  const std::size_t nb = w_inverse_.size();
+  if (n_ > 0) {
+    for (std::size_t j = 0; j < nb; ++j) {
+      const std::size_t k = j % n_;
+      w_inverse_[j] = 1.0 / mass_[k * n_ + k];
+    }
+  } else if (!inverse_weights_.empty()) {
+    std::copy(inverse_weights_.begin(), inverse_weights_.end(), w_inverse_.begin());
+  }
+}
+
+double NewtonProjection::SchurDiagonal(std::size_t i) const {
+  return sparse_ ? sparse_->diagonal(i) : schur_[i * mu_.size() + i];
+}
+
+void NewtonProjection::MultiplyHb(const double* delta, double* out) const {
+  if (sparse_) {
+    sparse_->Multiply(h_b_values_.data(), delta, out);
+    return;
+  }
+  const std::size_t nb = d_.size();
+  for (std::size_t i = 0; i < mu_.size(); ++i) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < nb; ++j) sum += h_b_[i * nb + j] * delta[j];
+    out[i] = sum;
+  }
+}
+
+Eigen::MatrixXd NewtonProjection::DenseHb() const {
+  if (sparse_) return sparse_->Dense(h_b_values_.data());
+  return Eigen::MatrixXd(ConstRowMap(h_b_.data(), Ix(mu_.size()), Ix(d_.size())));
+}
+
 bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
                               ProjectionReport* report) {
   const std::size_t nb = d_.size();
   const std::size_t rb = mu_.size();
   BuildSchur();
-  reduce::dense::Ldlt(schur_.data(), rb, schur_d_.data(), schur_perm_.data());
-  if (reduce::dense::LdltIsRankDeficient(schur_d_.data(), rb,
-                                         reduce::RelativePivotThreshold(nb))) {
-    std::vector<std::size_t> rows =
-        reduce::DependentRows(Eigen::MatrixXd(ConstRowMap(h_b_.data(), Ix(rb), Ix(nb))));
+  const double threshold = reduce::RelativePivotThreshold(nb);
+  bool regular = false;
+  if (sparse_) {
+    regular = sparse_->Factor(threshold);
+  } else {
+    reduce::dense::Ldlt(schur_.data(), rb, schur_d_.data(), schur_perm_.data());
+    regular = !reduce::dense::LdltIsRankDeficient(schur_d_.data(), rb, threshold);
+  }
+  if (!regular) {
+    std::vector<std::size_t> rows = reduce::DependentRows(DenseHb());
     for (std::size_t& r : rows) r += block_.row_begin;
     return Fail(ProjectionStatus::kSingular,
                 "constraint Jacobian is rank-deficient at t = " + TimeText(t) + ": constraints " +
@@ -181,6 +250,11 @@ bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
 void NewtonProjection::FactorRegularized(double nu) {
   const std::size_t rb = mu_.size();
   BuildSchur();
+  if (sparse_) {
+    for (std::size_t i = 0; i < rb; ++i) sparse_->AddToDiagonal(i, nu * scale_[i] * scale_[i]);
+    sparse_->Factor(0.0);  // positive definite: no rank test
+    return;
+  }
   for (std::size_t i = 0; i < rb; ++i) schur_[i * rb + i] += nu * scale_[i] * scale_[i];
   reduce::dense::Ldlt(schur_.data(), rb, schur_d_.data(), schur_perm_.data());
 }
@@ -191,6 +265,14 @@ void NewtonProjection::ComputeStep(std::span<const double> z, bool toward_target
   const std::size_t rb = mu_.size();
   const std::size_t c0 = block_.col_begin;
   for (std::size_t j = 0; j < nb; ++j) d_[j] = toward_target ? target_[j] - z[c0 + j] : 0.0;
+  if (sparse_) {
+    MultiplyHb(d_.data(), h_b_d_.data());
+    for (std::size_t i = 0; i < rb; ++i) mu_[i] = -h_[block_.row_begin + i] - h_b_d_[i];
+    sparse_->Solve(mu_.data());
+    std::copy(d_.begin(), d_.end(), delta_.begin());
+    sparse_->AddX(mu_.data(), delta_.data());
+    return;
+  }
   for (std::size_t i = 0; i < rb; ++i) {
     double rhs = -h_[block_.row_begin + i];
     for (std::size_t j = 0; j < nb; ++j) rhs -= h_b_[i * nb + j] * d_[j];
@@ -376,7 +458,7 @@ bool NewtonProjection::ProjectFromAfar(reduce::ReducedModel& model, double t,
       BuildSchur();
       double largest = 0.0;  // max_i S̃_ii
       for (std::size_t i = 0; i < rb; ++i) {
-        largest = std::max(largest, schur_[i * rb + i] / (scale[i] * scale[i]));
+        largest = std::max(largest, SchurDiagonal(i) / (scale[i] * scale[i]));
       }
       nu = std::max(nu, 1e-3 * largest);
       bool stationary = !(largest > 0.0);
@@ -388,11 +470,8 @@ bool NewtonProjection::ProjectFromAfar(reduce::ReducedModel& model, double t,
         FactorRegularized(nu);
         ComputeStep(z, false);
         double slope = 0.0;  // (D⁻²H)ᵀ H_b δ
-        for (std::size_t i = 0; i < rb; ++i) {
-          double row = 0.0;
-          for (std::size_t j = 0; j < nb; ++j) row += h_b_[i * nb + j] * delta_[j];
-          slope += h[i] / (scale[i] * scale[i]) * row;
-        }
+        MultiplyHb(delta_.data(), h_b_d_.data());
+        for (std::size_t i = 0; i < rb; ++i) slope += h[i] / (scale[i] * scale[i]) * h_b_d_[i];
         // Rounding bounds how small a genuine slope can be told from zero: ε·φ.
         stationary = !(slope < -std::numeric_limits<double>::epsilon() * merit);
         if (stationary) break;
@@ -406,8 +485,7 @@ bool NewtonProjection::ProjectFromAfar(reduce::ReducedModel& model, double t,
           std::vector<std::size_t> rows(rb);
           for (std::size_t i = 0; i < rb; ++i) rows[i] = block_.row_begin + i;
           if (!regular) {
-            rows = reduce::DependentRows(
-                Eigen::MatrixXd(ConstRowMap(h_b_.data(), Ix(rb), Ix(nb))));
+            rows = reduce::DependentRows(DenseHb());
             for (std::size_t& r : rows) r += block_.row_begin;
           }
           return failed(ProjectionStatus::kSingular,

@@ -58,6 +58,9 @@ struct FormulationBuild {
   void ImportOutputs();
 
   std::vector<expr::Expr> imported_outputs = {};  // by ImportOutputs or Compile
+  // By Compile: which outputs of the invariants program are the constant 0 (structural zeros
+  // of H_z once invariant_blocks place them).
+  std::vector<bool> invariant_output_zero = {};
   bool outputs_imported = false;
 };
 

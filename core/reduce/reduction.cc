@@ -1,6 +1,7 @@
 // Symbolic side of ReducedModel: the model's symbols are imported into a context of our own
 // (the Model is shared read-only across sessions and threads), the form's Formulation derives
 // everything by expr::Context::Diff on the model's expressions, and what it filled is compiled.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -120,6 +121,38 @@ void ReducedModel::Apply(const FormulationBuild& build) {
   residual_levels_ = build.residual_levels;
   algebraic_jacobian_name_ = build.algebraic_jacobian_name;
   sparse_ = build.sparse_multipliers;
+  invariant_pattern_ = InvariantPatternOf(build);
+}
+
+SparseSchur::Pattern ReducedModel::InvariantPatternOf(const FormulationBuild& build) const {
+  SparseSchur::Pattern pattern;
+  pattern.rows = num_pos_inv_ + num_vel_inv_;
+  pattern.cols = ode_size_;
+  std::vector<bool> nonzero(pattern.rows * pattern.cols, false);
+  for (const InvariantBlock& block : invariant_blocks_) {
+    // A form without invariants in this mode (index1 in kSolve) keeps its blocks: no rows.
+    const std::size_t rows =
+        std::min(block.rows, pattern.rows - std::min(pattern.rows, block.row));
+    const std::size_t width =
+        std::min(block.width, pattern.cols - std::min(pattern.cols, block.col));
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t j = 0; j < width; ++j) {
+        const std::size_t source = block.source + i * block.width + j;
+        if (source < build.invariant_output_zero.size() && build.invariant_output_zero[source]) {
+          continue;
+        }
+        nonzero[(block.row + i) * pattern.cols + block.col + j] = true;
+      }
+    }
+  }
+  pattern.row_start.push_back(0);
+  for (std::size_t i = 0; i < pattern.rows; ++i) {
+    for (std::size_t j = 0; j < pattern.cols; ++j) {
+      if (nonzero[i * pattern.cols + j]) pattern.col.push_back(static_cast<int>(j));
+    }
+    pattern.row_start.push_back(static_cast<int>(pattern.col.size()));
+  }
+  return pattern;
 }
 
 std::vector<Expr> ReducedModel::ImportOutputs(Context& cx) const {
@@ -133,6 +166,8 @@ void FormulationBuild::Compile(const std::vector<Expr>& stage, const std::vector
   ImportOutputs();
   reduced.stage_ = expr::Compile(context, stage, inputs);
   reduced.invariants_ = expr::Compile(context, invariants, inputs);
+  invariant_output_zero.clear();
+  for (Expr e : invariants) invariant_output_zero.push_back(context.is_constant(e, 0.0));
   reduced.mass_ = expr::Compile(context, mass, inputs);
   reduced.outputs_ = expr::Compile(context, imported_outputs, inputs);
 }

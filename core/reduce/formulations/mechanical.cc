@@ -75,7 +75,8 @@ void MechanicalFormulation::Build(FormulationBuild& b) const {
     const SparseMultipliers::Pattern& pattern = b.sparse_multipliers->pattern();
     for (std::size_t i = 0; i < phi_q.size(); ++i) {
       for (int p = pattern.row_start[i]; p < pattern.row_start[i + 1]; ++p) {
-        stage.push_back(phi_q[i][static_cast<std::size_t>(pattern.col[static_cast<std::size_t>(p)])]);
+        const auto k = static_cast<std::size_t>(pattern.col[static_cast<std::size_t>(p)]);
+        stage.push_back(phi_q[i][k]);
       }
     }
   } else {  // the dense layout: M, f, Φ_q

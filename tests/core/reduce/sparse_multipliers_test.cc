@@ -13,6 +13,7 @@
 
 #include <Eigen/Dense>
 
+#include "core/reduce/point_masses.h"
 #include "core/simulate/pendulum_spec.h"
 #include "tether/reduce/reduced_model.h"
 #include "tether/reduce/sparse_ldlt.h"
@@ -24,78 +25,6 @@ using reduce::LinearAlgebra;
 using reduce::ReducedModel;
 constexpr double kEpsilon = 0x1p-52;
 
-// Planar point masses, body k hung from body parent[k] (−1: the origin) by a rod, plus rods
-// between the pairs in `loops` (closing kinematic loops makes S fill in when factored).
-// M = diag(m_k, m_k), gravity along −y.
-std::string MassesSpec(const std::vector<int>& parent, const std::vector<double>& masses,
-                       const std::vector<std::pair<int, int>>& loops) {
-  const std::size_t bodies = parent.size();
-  const std::size_t n = 2 * bodies;
-  std::string coordinates, velocities, mass, forces, constraints;
-  auto x = [](std::size_t k) { return "x" + std::to_string(k); };
-  auto y = [](std::size_t k) { return "y" + std::to_string(k); };
-  for (std::size_t k = 0; k < bodies; ++k) {
-    const std::string sep = k == 0 ? "" : ", ";
-    coordinates += sep + "\"" + x(k) + "\", \"" + y(k) + "\"";
-    velocities += sep + "\"v" + x(k) + "\", \"v" + y(k) + "\"";
-    forces += sep + "\"0\", \"" + std::to_string(-9.81 * masses[k]) + "\"";
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    mass += std::string(i == 0 ? "" : ", ") + "[";
-    for (std::size_t j = 0; j < n; ++j) {
-      mass += std::string(j == 0 ? "" : ", ") + "\"" +
-              (i == j ? std::to_string(masses[i / 2]) : std::string("0")) + "\"";
-    }
-    mass += "]";
-  }
-  auto rod = [&](std::size_t k, int to) {
-    const std::string dx = to < 0 ? x(k) : "(" + x(k) + " - " + x(static_cast<std::size_t>(to)) + ")";
-    const std::string dy = to < 0 ? y(k) : "(" + y(k) + " - " + y(static_cast<std::size_t>(to)) + ")";
-    return "\"" + dx + "^2 + " + dy + "^2 - 1\"";
-  };
-  for (std::size_t k = 0; k < bodies; ++k) {
-    constraints += std::string(k == 0 ? "" : ", ") + rod(k, parent[k]);
-  }
-  for (const auto& [a, b] : loops) constraints += ", " + rod(static_cast<std::size_t>(a), b);
-  return R"({"name": "masses", "form": "mechanical", "coordinates": [)" + coordinates +
-         R"(], "velocities": [)" + velocities + R"(], "mass": [)" + mass + R"(], "forces": [)" +
-         forces + R"(], "constraints": [)" + constraints + "]}";
-}
-
-std::unique_ptr<ReducedModel> Reduce(const std::string& json, LinearAlgebra linear_algebra) {
-  reduce::ReduceOptions options;
-  options.linear_algebra = linear_algebra;
-  reduce::ReduceResult r = ReducedModel::Build(ParseOrDie(json), options);
-  EXPECT_TRUE(r.error.empty()) << r.error;
-  return std::move(r.reduced);
-}
-
-// A random tree of `bodies` masses with `loops` extra rods, and a state off the manifold.
-struct Case {
-  std::string spec;
-  std::vector<double> z;
-};
-
-Case RandomCase(std::size_t bodies, std::size_t loops, unsigned seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  std::vector<int> parent(bodies);
-  std::vector<double> masses(bodies);
-  for (std::size_t k = 0; k < bodies; ++k) {
-    parent[k] = static_cast<int>(random() % (k + 1)) - 1;  // −1 … k − 1
-    masses[k] = 1.0 + 0.5 * (unit(random) + 1.0);
-  }
-  std::vector<std::pair<int, int>> extra;
-  for (std::size_t l = 0; l < loops && bodies >= 2; ++l) {
-    const int a = static_cast<int>(random() % bodies);
-    int b = static_cast<int>(random() % bodies);
-    if (b == a) b = (a + 1) % static_cast<int>(bodies);
-    extra.emplace_back(a, b);
-  }
-  Case c{MassesSpec(parent, masses, extra), {}};
-  for (std::size_t k = 0; k < 4 * bodies; ++k) c.z.push_back(unit(random) + (k % 2 == 1 ? -0.5 : 0.0));
-  return c;
-}
 
 // S = Φ_q M⁻¹ Φ_qᵀ at z, dense, from the model's own Φ_q (the first m rows of H_z) and M.
 Eigen::MatrixXd Schur(ReducedModel& model, const std::vector<double>& z) {
@@ -107,7 +36,9 @@ Eigen::MatrixXd Schur(ReducedModel& model, const std::vector<double>& z) {
   EXPECT_TRUE(model.Mass(0.0, z, mass));
   Eigen::MatrixXd phi_q(m, n);
   for (std::size_t i = 0; i < m; ++i) {
-    for (std::size_t k = 0; k < n; ++k) phi_q(Eigen::Index(i), Eigen::Index(k)) = h_z[i * z.size() + k];
+    for (std::size_t k = 0; k < n; ++k) {
+      phi_q(Eigen::Index(i), Eigen::Index(k)) = h_z[i * z.size() + k];
+    }
   }
   Eigen::VectorXd inverse_mass(n);
   for (std::size_t k = 0; k < n; ++k) inverse_mass(Eigen::Index(k)) = 1.0 / mass[k * n + k];
@@ -125,8 +56,8 @@ TEST(SparseMultipliers, TreesAndLoopsOfMassesEqualTheDenseKernelToRounding) {
       SCOPED_TRACE("bodies " + std::to_string(bodies) + ", loops " + std::to_string(loops) +
                    ", seed " + std::to_string(seed));
       const Case c = RandomCase(bodies, loops, seed);
-      auto dense = Reduce(c.spec, LinearAlgebra::kDense);
-      auto sparse = Reduce(c.spec, LinearAlgebra::kSparse);
+      auto dense = ReduceWith(c.spec, LinearAlgebra::kDense);
+      auto sparse = ReduceWith(c.spec, LinearAlgebra::kSparse);
       ASSERT_TRUE(dense && sparse);
       EXPECT_FALSE(dense->sparse_multipliers());
       EXPECT_TRUE(sparse->sparse_multipliers());
@@ -159,20 +90,20 @@ TEST(SparseMultipliers, TreesAndLoopsOfMassesEqualTheDenseKernelToRounding) {
 }
 
 TEST(SparseMultipliers, AutoChoosesSparseWhereItPays) {
-  EXPECT_FALSE(Reduce(kPendulumSpec, LinearAlgebra::kAuto)->sparse_multipliers());
+  EXPECT_FALSE(ReduceWith(kPendulumSpec, LinearAlgebra::kAuto)->sparse_multipliers());
   const Case chain = RandomCase(reduce::SparseMultipliers::kFromConstraints, 0, 3);
-  EXPECT_TRUE(Reduce(chain.spec, LinearAlgebra::kAuto)->sparse_multipliers());
-  EXPECT_FALSE(Reduce(chain.spec, LinearAlgebra::kDense)->sparse_multipliers());
+  EXPECT_TRUE(ReduceWith(chain.spec, LinearAlgebra::kAuto)->sparse_multipliers());
+  EXPECT_FALSE(ReduceWith(chain.spec, LinearAlgebra::kDense)->sparse_multipliers());
   const Case small = RandomCase(reduce::SparseMultipliers::kFromConstraints - 1, 0, 3);
-  EXPECT_FALSE(Reduce(small.spec, LinearAlgebra::kAuto)->sparse_multipliers());
+  EXPECT_FALSE(ReduceWith(small.spec, LinearAlgebra::kAuto)->sparse_multipliers());
   // A star: every rod touches body 0, so every pair of constraints shares its coordinates and
   // S is full. Large enough for the density rule, it stays dense under kAuto.
   const std::size_t bodies = reduce::SparseMultipliers::kDensityFromConstraints + 2;
   std::vector<int> star(bodies, 0);
   star[0] = -1;
   const std::string full = MassesSpec(star, std::vector<double>(bodies, 1.0), {});
-  EXPECT_FALSE(Reduce(full, LinearAlgebra::kAuto)->sparse_multipliers());
-  EXPECT_TRUE(Reduce(full, LinearAlgebra::kSparse)->sparse_multipliers());
+  EXPECT_FALSE(ReduceWith(full, LinearAlgebra::kAuto)->sparse_multipliers());
+  EXPECT_TRUE(ReduceWith(full, LinearAlgebra::kSparse)->sparse_multipliers());
 }
 
 TEST(SparseMultipliers, SparseOnAFullMassMatrixIsRefusedByName) {
@@ -190,7 +121,7 @@ TEST(SparseMultipliers, SparseOnAFullMassMatrixIsRefusedByName) {
 TEST(SparseMultipliers, DependentConstraintsAreNamed) {
   // Body 1 hangs from body 0 twice: constraints[1] and constraints[2] are the same rod.
   const std::string spec = MassesSpec({-1, 0, 1}, {1.0, 1.0, 1.0}, {{1, 0}});
-  auto model = Reduce(spec, LinearAlgebra::kSparse);
+  auto model = ReduceWith(spec, LinearAlgebra::kSparse);
   ASSERT_TRUE(model);
   const std::vector<double> z = {0.0, -1.0, 0.6, -1.8, 0.6, -2.8, 0, 0, 0, 0, 0, 0};
   std::vector<double> zdot(z.size());
@@ -201,7 +132,7 @@ TEST(SparseMultipliers, DependentConstraintsAreNamed) {
 }
 
 TEST(SparseMultipliers, ANonPositiveMassIsNamed) {
-  auto model = Reduce(MassesSpec({-1, 0, 1}, {1.0, -1.0, 1.0}, {}), LinearAlgebra::kSparse);
+  auto model = ReduceWith(MassesSpec({-1, 0, 1}, {1.0, -1.0, 1.0}, {}), LinearAlgebra::kSparse);
   ASSERT_TRUE(model);
   const std::vector<double> z(12, 0.5);
   std::vector<double> zdot(z.size());

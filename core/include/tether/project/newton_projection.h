@@ -7,7 +7,11 @@
 //     d = x̃_b − z_b,   X = W⁻¹ H_bᵀ,   S = H_b X,
 //     S μ = −H_r − H_b d,   δ = d + X μ,   z_b ← z_b + δ.
 // S is factored by pivoted LDLT and checked for rank deficiency (tether/reduce/rank.h): a
-// dependent set of constraints is reported by name, never divided through.
+// dependent set of constraints is reported by name, never divided through. Where the model's
+// linear algebra is sparse (ReducedModel::sparse_multipliers(): M is diagonal, so W⁻¹ is
+// diagonal for every metric) H_b, X and S keep only H_z's structural non-zeros and S is
+// factored by reduce::SparseSchur, with the same rank test: the work per iteration then grows
+// with the non-zeros rather than as rb²·nb.
 //
 // W⁻¹ is diagonal (Euclidean, optionally with a per-entry weight: 0 holds an entry fixed,
 // the limit of an infinite weight, used for the "fixed" initial values; or the error weights
@@ -53,6 +57,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -61,6 +66,7 @@
 #include "tether/project/projector.h"
 #include "tether/reduce/mass_factor.h"
 #include "tether/reduce/reduced_model.h"
+#include "tether/reduce/sparse_schur.h"
 
 namespace tether::project {
 
@@ -77,6 +83,8 @@ class NewtonProjection {
   // message on failure).
   void Resize(const reduce::ReducedModel& model, const Block& block,
               const ProjectorOptions& options);
+  // True when the Schur complement is sparse (file comment).
+  [[nodiscard]] bool sparse() const { return sparse_.has_value(); }
   // Optional W⁻¹ diagonal over the block (Euclidean only), empty for W = I.
   void SetInverseWeights(std::span<const double> inverse_weights);
 
@@ -106,6 +114,12 @@ class NewtonProjection {
               ProjectionReport* report);
   // H_b, X and S = H_b X from H_z.
   void BuildSchur();
+  // The sparse path's W⁻¹ over the block (w_inverse_).
+  void SetSparseInverseMetric();
+  // S_ii after BuildSchur, H_b δ, and H_b as a dense matrix (failure messages).
+  [[nodiscard]] double SchurDiagonal(std::size_t i) const;
+  void MultiplyHb(const double* delta, double* out) const;
+  [[nodiscard]] Eigen::MatrixXd DenseHb() const;
   // S + ν D² over the block's rows (ν > 0: positive definite, no rank test).
   void FactorRegularized(double nu);
   bool Prepare(reduce::ReducedModel& model, double t, std::span<const double> z,
@@ -146,6 +160,12 @@ class NewtonProjection {
   std::vector<double> scale_;          // s_i over the block's rows at the last Evaluate
   std::vector<double> delta_;          // δ, nb
   double residual_ = 0.0;
+  // The sparse path (file comment): S, and H_b's non-zeros gathered from h_z_.
+  std::optional<reduce::SparseSchur> sparse_;
+  std::vector<std::size_t> h_b_source_;  // the index into h_z_ of each non-zero of H_b
+  std::vector<double> h_b_values_;       // H_b's non-zeros at the last BuildSchur
+  std::vector<double> w_inverse_;        // W⁻¹'s diagonal over the block, nb
+  std::vector<double> h_b_d_;            // H_b d, rb
 };
 
 }  // namespace tether::project

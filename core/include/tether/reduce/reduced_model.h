@@ -177,6 +177,10 @@ class ReducedModel {
   // y fed to the programs is auxiliary() (g does not depend on it).
   bool Invariants(double t, std::span<const double> z, std::span<double> h,
                   std::span<double> h_z);
+  // The structurally non-zero entries of H_z: those not the constant 0 for every (t, z).
+  [[nodiscard]] const SparseSchur::Pattern& invariant_jacobian_pattern() const {
+    return invariant_pattern_;
+  }
   // M(q, v, t), row-major n × n (mechanical only).
   bool Mass(double t, std::span<const double> z, std::span<double> m);
   // kStage: the number of leading components of z with a 1 on M's diagonal (x, or z of the
@@ -233,6 +237,7 @@ class ReducedModel {
   ReducedModel() = default;
   // Takes the sizes and layouts the formulation decided (formulation_build.h).
   void Apply(const FormulationBuild& build);
+  [[nodiscard]] SparseSchur::Pattern InvariantPatternOf(const FormulationBuild& build) const;
   [[nodiscard]] std::vector<expr::Expr> ImportOutputs(expr::Context& context) const;
   void LoadJacobianInputs(std::span<const double> z, std::span<const double> zdot);
   void Allocate();
@@ -287,6 +292,7 @@ class ReducedModel {
   std::vector<InvariantBlock> invariant_blocks_;
   // Level 0, then the levels reported together as the velocity residual.
   std::vector<ResidualLevel> residual_levels_;
+  SparseSchur::Pattern invariant_pattern_;
   std::string algebraic_jacobian_name_;  // "g_y", "h_y = g_x f_y", "G_w …"
   double alpha_ = 0.0;
   double beta_ = 0.0;
