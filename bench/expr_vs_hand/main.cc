@@ -22,6 +22,7 @@
 #include "expr_vs_hand/reduced_step.h"
 #include "tether/expr/program.h"
 #include "tether/model/model.h"
+#include "tether/project/newton_projection.h"
 #include "tether/reduce/reduced_model.h"
 
 namespace tether::bench {
@@ -194,6 +195,27 @@ std::unique_ptr<reduce::ReducedModel> ReduceWith(std::shared_ptr<const model::Mo
   return std::move(result.reduced);
 }
 
+// CPU seconds of one coupled Newton projection (Euclidean, the defaults) of `model` from z0
+// moved off the manifold by ±1e-6 per coordinate; every call starts from that same point.
+double SecondsPerProjection(reduce::ReducedModel& model, const std::vector<double>& z0,
+                            double min_seconds, const Arguments& args) {
+  project::NewtonProjection projection;
+  projection.Resize(model,
+                    {.col_begin = 0, .col_end = model.ode_size(), .row_begin = 0,
+                     .row_end = model.num_invariants()},
+                    {});
+  std::vector<double> start = z0;
+  for (std::size_t j = 0; j < start.size(); ++j) start[j] += j % 2 == 0 ? 1e-6 : -1e-6;
+  std::vector<double> z = start;
+  project::ProjectionReport report;
+  return SecondsPerCall(
+      [&] {
+        std::copy(start.begin(), start.end(), z.begin());
+        projection.Project(model, 0.0, z, &report);
+      },
+      min_seconds, args.repeats);
+}
+
 // Fitted exponents over all sizes and over the 4 largest (the small chains are dominated by
 // fixed per-call costs; the tail shows the growth).
 nlohmann::ordered_json Fit(const std::vector<double>& ns, const std::vector<double>& times) {
@@ -216,10 +238,14 @@ void Scaling(const Arguments& args, Report* report) {
   const double min_seconds = args.quick ? 0.001 : 0.05;
   Table table("Raw evaluation per call vs chain length n (2n coordinates, n constraints)",
               {"n", "instructions", "f, Φ, Φ_q, h, a [ns]", "ns per instruction",
-               "same, interpreter [ns]", "interpreter / native",
-               "reduced rhs, dense [ns]", "reduced rhs, sparse [ns]", "dense / sparse",
-               "auto chooses"});
-  std::vector<double> ns, raw_times, dense_times, sparse_times;
+               "same, interpreter [ns]", "interpreter / native"});
+  Table linear_algebra(
+      "Dense vs sparse linear algebra vs chain length n: the reduced rhs (program + multipliers) "
+      "and one coupled projection from 1e-6 off the manifold (Euclidean, to 1e-12 and polished)",
+      {"n", "reduced rhs, dense [ns]", "sparse [ns]", "dense / sparse",
+       "projection, dense [ns]", "sparse [ns]", "dense / sparse", "automatic choice"});
+  std::vector<double> ns, raw_times, dense_times, sparse_times, projection_dense_times,
+      projection_sparse_times;
   double speedup_64 = 0.0;  // interpreter / native on the 64-body chain
   int crossover = 0;        // the smallest n from which sparse beats dense
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -246,18 +272,23 @@ void Scaling(const Arguments& args, Report* report) {
         [&] { dense->Rhs(0.0, chain.z0, zdot); }, min_seconds, args.repeats);
     const double sparse_seconds = SecondsPerCall(
         [&] { sparse->Rhs(0.0, chain.z0, zdot); }, min_seconds, args.repeats);
+    const double projection_dense = SecondsPerProjection(*dense, chain.z0, min_seconds, args);
+    const double projection_sparse = SecondsPerProjection(*sparse, chain.z0, min_seconds, args);
     const char* chosen = chain.reduced->sparse_multipliers() ? "sparse" : "dense";
     table.AddRow({std::to_string(n), std::to_string(raw.program.num_instructions()),
                   Format(1e9 * raw_seconds),
                   Format(1e9 * raw_seconds / static_cast<double>(raw.program.num_instructions())),
-                  Format(1e9 * interpreted_seconds), Format(interpreted_seconds / raw_seconds),
-                  Format(1e9 * dense_seconds), Format(1e9 * sparse_seconds),
-                  Format(dense_seconds / sparse_seconds), chosen});
+                  Format(1e9 * interpreted_seconds), Format(interpreted_seconds / raw_seconds)});
+    linear_algebra.AddRow({std::to_string(n), Format(1e9 * dense_seconds),
+                           Format(1e9 * sparse_seconds), Format(dense_seconds / sparse_seconds),
+                           Format(1e9 * projection_dense), Format(1e9 * projection_sparse),
+                           Format(projection_dense / projection_sparse), chosen});
     rows.push_back({{"n", n}, {"instructions", raw.program.num_instructions()},
                     {"native_code", raw.program.has_native_code()},
                     {"raw_seconds", raw_seconds}, {"interpreted_seconds", interpreted_seconds},
                     {"rhs_dense_seconds", dense_seconds}, {"rhs_sparse_seconds", sparse_seconds},
-                    {"auto", chosen}});
+                    {"projection_dense_seconds", projection_dense},
+                    {"projection_sparse_seconds", projection_sparse}, {"auto", chosen}});
     if (n == 64) speedup_64 = interpreted_seconds / raw_seconds;
     if (sparse_seconds < dense_seconds && crossover == 0) crossover = n;
     if (sparse_seconds >= dense_seconds) crossover = 0;  // crossed back: not yet for good
@@ -265,8 +296,11 @@ void Scaling(const Arguments& args, Report* report) {
     raw_times.push_back(raw_seconds);
     dense_times.push_back(dense_seconds);
     sparse_times.push_back(sparse_seconds);
+    projection_dense_times.push_back(projection_dense);
+    projection_sparse_times.push_back(projection_sparse);
   }
   report->AddTable(table);
+  report->AddTable(linear_algebra);
   if (speedup_64 > 0.0) {
     report->AddNote("Native code vs the interpreter on the 64-body chain's raw program: " +
                     Format(speedup_64) + "× (target ≥ 4×: " +
@@ -274,7 +308,9 @@ void Scaling(const Arguments& args, Report* report) {
   }
   const nlohmann::ordered_json fit = {{"raw", Fit(ns, raw_times)},
                                       {"rhs_dense", Fit(ns, dense_times)},
-                                      {"rhs_sparse", Fit(ns, sparse_times)}};
+                                      {"rhs_sparse", Fit(ns, sparse_times)},
+                                      {"projection_dense", Fit(ns, projection_dense_times)},
+                                      {"projection_sparse", Fit(ns, projection_sparse_times)}};
   report->AddNote(
       "Fitted exponent p of time ∝ n^p: raw program " + FitText(fit["raw"]) +
       "; reduced rhs, dense " + FitText(fit["rhs_dense"]) + "; reduced rhs, sparse " +
@@ -282,7 +318,8 @@ void Scaling(const Arguments& args, Report* report) {
       (!fit["rhs_sparse"].is_null() && fit["rhs_sparse"]["largest_4"].get<double>() <= 1.2
            ? "met"
            : "missed") +
-      "). Dense factors the 2n × 2n mass matrix's n² entries and the n × n Schur complement "
+      "); coupled projection, dense " + FitText(fit["projection_dense"]) + "; sparse " +
+      FitText(fit["projection_sparse"]) + ". Dense factors the 2n × 2n mass matrix's n² entries and the n × n Schur complement "
       "(O(n³)); sparse touches the structurally non-zero entries only (S is tridiagonal for a "
       "chain). Sparse is faster from n = " +
       (crossover > 0 ? std::to_string(crossover) : std::string("(never, in these sizes)")) +
