@@ -43,7 +43,6 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
   const std::size_t nb = block.col_end - block.col_begin;
   const std::size_t rb = block.row_end - block.row_begin;
   h_.assign(rows_, 0.0);
-  h_z_.assign(rows_ * cols_, 0.0);
   target_.assign(block.col_end - block.col_begin, 0.0);
   mass_.assign(n_ * n_, 0.0);
   inverse_weights_.clear();
@@ -68,12 +67,14 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
         const auto j = static_cast<std::size_t>(h_z.col[static_cast<std::size_t>(p)]);
         if (j < block.col_begin || j >= block.col_end) continue;
         h_b.col.push_back(static_cast<int>(j - block.col_begin));
-        h_b_source_.push_back(i * cols_ + j);
+        h_b_source_.push_back(static_cast<std::size_t>(p));
       }
       h_b.row_start.push_back(static_cast<int>(h_b.col.size()));
     }
     sparse_.emplace(std::move(h_b));
   }
+  // H_z: its structural non-zeros on the sparse path, else dense.
+  h_z_.assign(sparse_ ? model.invariant_jacobian_pattern().col.size() : rows_ * cols_, 0.0);
   const std::size_t dense_rb = sparse_ ? 0 : rb;  // the dense path's arrays
   h_b_.assign(dense_rb * nb, 0.0);
   x_t_.assign(dense_rb * nb, 0.0);
@@ -103,18 +104,32 @@ bool NewtonProjection::Fail(ProjectionStatus status, std::string message,
   return false;
 }
 
+// H and H_z (its non-zeros on the sparse path) into h_, h_z_.
+bool NewtonProjection::EvaluateInvariants(reduce::ReducedModel& model, double t,
+                                          std::span<const double> z) {
+  return sparse_ ? model.InvariantValues(t, z, h_, h_z_) : model.Invariants(t, z, h_, h_z_);
+}
+
 // H, H_z at z; the scaled residual over the block's rows; the unscaled residual norms.
 bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
                                 std::span<const double> z, ProjectionReport* report) {
-  if (!model.Invariants(t, z, h_, h_z_)) {
+  if (!EvaluateInvariants(model, t, z)) {
     return Fail(ProjectionStatus::kNonFinite,
                 "projection at t = " + TimeText(t) + ": " + model.failure().message, report);
   }
   residual_ = 0.0;
+  const reduce::SparseSchur::Pattern& pattern = model.invariant_jacobian_pattern();
   for (std::size_t i = block_.row_begin; i < block_.row_end; ++i) {
     double scale = 0.0;
-    const double* row = h_z_.data() + i * cols_;
-    for (std::size_t j = 0; j < cols_; ++j) scale += std::abs(row[j] * z[j]);
+    if (sparse_) {
+      for (int p = pattern.row_start[i]; p < pattern.row_start[i + 1]; ++p) {
+        const auto k = static_cast<std::size_t>(p);
+        scale += std::abs(h_z_[k] * z[static_cast<std::size_t>(pattern.col[k])]);
+      }
+    } else {
+      const double* row = h_z_.data() + i * cols_;
+      for (std::size_t j = 0; j < cols_; ++j) scale += std::abs(row[j] * z[j]);
+    }
     scale_[i - block_.row_begin] = std::max(1.0, 0.5 * scale);
     residual_ = std::max(residual_, std::abs(h_[i]) / scale_[i - block_.row_begin]);
   }
@@ -375,7 +390,7 @@ bool NewtonProjection::Polish(reduce::ReducedModel& model, double t, std::span<d
 
 bool NewtonProjection::Merit(reduce::ReducedModel& model, double t, std::span<const double> z,
                              std::span<const double> scale, double* merit) {
-  if (!model.Invariants(t, z, h_, h_z_)) return false;
+  if (!EvaluateInvariants(model, t, z)) return false;
   double sum = 0.0;
   for (std::size_t i = 0; i < scale.size(); ++i) {
     const double u = h_[block_.row_begin + i] / scale[i];

@@ -45,9 +45,9 @@ struct FormulationBuild {
     std::vector<expr::Expr> extra_inputs;
   };
 
-  // Compiles the stage program (in the kernel's layout, reduced_model.h), the invariants
-  // program (H, then the values invariant_blocks place into H_z), M (kMultipliers only) and
-  // the model's outputs. Call once; the symbolic work is in the formulation's order, which
+  // Compiles the stage program (in the kernel's layout, reduced_model.h), M (kMultipliers
+  // only) and the model's outputs, and keeps the invariants (H, then the values
+  // invariant_blocks place into H_z) for ReducedModel. Call once; the symbolic work is in the formulation's order, which
   // fixes the operand order of sums (expr.h) and so the rounding of every evaluation.
   void Compile(const std::vector<expr::Expr>& stage, const std::vector<expr::Expr>& invariants,
                const std::vector<expr::Expr>& mass);
@@ -58,9 +58,9 @@ struct FormulationBuild {
   void ImportOutputs();
 
   std::vector<expr::Expr> imported_outputs = {};  // by ImportOutputs or Compile
-  // By Compile: which outputs of the invariants program are the constant 0 (structural zeros
-  // of H_z once invariant_blocks place them).
-  std::vector<bool> invariant_output_zero = {};
+  // By Compile: H, then the values invariant_blocks place into H_z; ReducedModel compiles them
+  // once the blocks are known, H_z's structural zeros left out.
+  std::vector<expr::Expr> invariant_expressions = {};
   bool outputs_imported = false;
 };
 

@@ -388,19 +388,33 @@ bool ReducedModel::Invariants(double t, std::span<const double> z, std::span<dou
                               std::span<double> h_z) {
   const std::size_t p = num_invariants();
   if (p == 0) return true;
+  if (!EvaluateInvariants(t, z, h)) return false;
+  const SparseSchur::Pattern& pattern = invariant_pattern_;
+  const double* values = invariants_out_.data() + invariant_prefix_;
+  std::fill(h_z.begin(), h_z.end(), 0.0);
+  for (std::size_t i = 0; i < p; ++i) {
+    double* row = h_z.data() + i * ode_size_;
+    for (int k = pattern.row_start[i]; k < pattern.row_start[i + 1]; ++k) {
+      row[pattern.col[static_cast<std::size_t>(k)]] = values[k];
+    }
+  }
+  return true;
+}
+
+bool ReducedModel::InvariantValues(double t, std::span<const double> z, std::span<double> h,
+                                   std::span<double> values) {
+  if (num_invariants() == 0) return true;
+  if (!EvaluateInvariants(t, z, h)) return false;
+  std::copy_n(invariants_out_.begin() + Ix(invariant_prefix_), invariant_pattern_.col.size(),
+              values.begin());
+  return true;
+}
+
+bool ReducedModel::EvaluateInvariants(double t, std::span<const double> z, std::span<double> h) {
   LoadZ(t, z);
   invariants_.Evaluate(in_, invariants_out_);
   if (!AllFinite(invariants_out_)) return FailNonFinite(t, "the constraints or their Jacobian");
-  const std::size_t cols = ode_size_;
-  const double* out = invariants_out_.data();
-  std::copy_n(out, p, h.begin());  // H
-  std::fill(h_z.begin(), h_z.end(), 0.0);
-  for (const InvariantBlock& block : invariant_blocks_) {  // H_z, block by block
-    for (std::size_t i = 0; i < block.rows; ++i) {
-      std::copy_n(out + block.source + i * block.width, block.width,
-                  h_z.begin() + Ix((block.row + i) * cols + block.col));
-    }
-  }
+  std::copy_n(invariants_out_.begin(), num_invariants(), h.begin());  // H
   return true;
 }
 

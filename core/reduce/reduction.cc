@@ -117,42 +117,52 @@ void ReducedModel::Apply(const FormulationBuild& build) {
   num_vel_inv_ = build.num_velocity_invariants;
   mass_size_ = build.mass_size;
   invariant_names_ = build.invariant_names;
-  invariant_blocks_ = build.invariant_blocks;
   residual_levels_ = build.residual_levels;
   algebraic_jacobian_name_ = build.algebraic_jacobian_name;
   sparse_ = build.sparse_multipliers;
-  invariant_pattern_ = InvariantPatternOf(build);
+  CompileInvariants(build);
 }
 
-SparseSchur::Pattern ReducedModel::InvariantPatternOf(const FormulationBuild& build) const {
-  SparseSchur::Pattern pattern;
+// The invariants program's outputs: H (the expressions before the first block, which the
+// residual levels index), then H_z's structural non-zeros row by row. A block entry that is the
+// constant 0 is left out; H_z's entries outside every block are 0. A form without invariants in
+// its mode (index1 in kSolve) keeps blocks for rows it does not have: they are clipped.
+void ReducedModel::CompileInvariants(const FormulationBuild& build) {
+  const std::vector<Expr>& e = build.invariant_expressions;
+  SparseSchur::Pattern& pattern = invariant_pattern_;
+  pattern = {};
   pattern.rows = num_pos_inv_ + num_vel_inv_;
   pattern.cols = ode_size_;
-  std::vector<bool> nonzero(pattern.rows * pattern.cols, false);
-  for (const InvariantBlock& block : invariant_blocks_) {
-    // A form without invariants in this mode (index1 in kSolve) keeps its blocks: no rows.
+  std::size_t prefix = e.size();
+  std::vector<std::size_t> source(pattern.rows * pattern.cols, e.size());  // e.size(): zero
+  for (const InvariantBlock& block : build.invariant_blocks) {
+    prefix = std::min(prefix, block.source);
     const std::size_t rows =
         std::min(block.rows, pattern.rows - std::min(pattern.rows, block.row));
     const std::size_t width =
         std::min(block.width, pattern.cols - std::min(pattern.cols, block.col));
     for (std::size_t i = 0; i < rows; ++i) {
       for (std::size_t j = 0; j < width; ++j) {
-        const std::size_t source = block.source + i * block.width + j;
-        if (source < build.invariant_output_zero.size() && build.invariant_output_zero[source]) {
-          continue;
+        const std::size_t k = block.source + i * block.width + j;
+        if (!build.context.is_constant(e[k], 0.0)) {
+          source[(block.row + i) * pattern.cols + block.col + j] = k;
         }
-        nonzero[(block.row + i) * pattern.cols + block.col + j] = true;
       }
     }
   }
+  std::vector<Expr> outputs(e.begin(), e.begin() + static_cast<long>(prefix));
   pattern.row_start.push_back(0);
   for (std::size_t i = 0; i < pattern.rows; ++i) {
     for (std::size_t j = 0; j < pattern.cols; ++j) {
-      if (nonzero[i * pattern.cols + j]) pattern.col.push_back(static_cast<int>(j));
+      const std::size_t k = source[i * pattern.cols + j];
+      if (k == e.size()) continue;
+      pattern.col.push_back(static_cast<int>(j));
+      outputs.push_back(e[k]);
     }
     pattern.row_start.push_back(static_cast<int>(pattern.col.size()));
   }
-  return pattern;
+  invariant_prefix_ = prefix;
+  invariants_ = expr::Compile(build.context, outputs, build.inputs);
 }
 
 std::vector<Expr> ReducedModel::ImportOutputs(Context& cx) const {
@@ -165,9 +175,7 @@ void FormulationBuild::Compile(const std::vector<Expr>& stage, const std::vector
                                const std::vector<Expr>& mass) {
   ImportOutputs();
   reduced.stage_ = expr::Compile(context, stage, inputs);
-  reduced.invariants_ = expr::Compile(context, invariants, inputs);
-  invariant_output_zero.clear();
-  for (Expr e : invariants) invariant_output_zero.push_back(context.is_constant(e, 0.0));
+  invariant_expressions = invariants;  // compiled by Apply, once invariant_blocks are known
   reduced.mass_ = expr::Compile(context, mass, inputs);
   reduced.outputs_ = expr::Compile(context, imported_outputs, inputs);
 }

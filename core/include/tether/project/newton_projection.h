@@ -108,6 +108,7 @@ class NewtonProjection {
  private:
   bool Evaluate(reduce::ReducedModel& model, double t, std::span<const double> z,
                 ProjectionReport* report);
+  bool EvaluateInvariants(reduce::ReducedModel& model, double t, std::span<const double> z);
   bool Factor(reduce::ReducedModel& model, double t, ProjectionReport* report);
   // The one more correction of ProjectorOptions::polish, from a point that met the tolerance.
   bool Polish(reduce::ReducedModel& model, double t, std::span<double> z,
@@ -141,7 +142,7 @@ class NewtonProjection {
   std::size_t cols_ = 0;  // N
   std::size_t rows_ = 0;  // all invariants
   std::vector<double> h_;
-  std::vector<double> h_z_;
+  std::vector<double> h_z_;  // row-major rows_ × cols_, or its structural non-zeros (sparse)
   std::vector<double> target_;
   std::vector<double> mass_;
   std::vector<double> inverse_weights_;

@@ -181,6 +181,10 @@ class ReducedModel {
   [[nodiscard]] const SparseSchur::Pattern& invariant_jacobian_pattern() const {
     return invariant_pattern_;
   }
+  // H (num_invariants()) and H_z's values at invariant_jacobian_pattern()'s entries, in its
+  // order: Invariants without the dense matrix, O(non-zeros).
+  bool InvariantValues(double t, std::span<const double> z, std::span<double> h,
+                       std::span<double> values);
   // M(q, v, t), row-major n × n (mechanical only).
   bool Mass(double t, std::span<const double> z, std::span<double> m);
   // kStage: the number of leading components of z with a 1 on M's diagonal (x, or z of the
@@ -237,7 +241,7 @@ class ReducedModel {
   ReducedModel() = default;
   // Takes the sizes and layouts the formulation decided (formulation_build.h).
   void Apply(const FormulationBuild& build);
-  [[nodiscard]] SparseSchur::Pattern InvariantPatternOf(const FormulationBuild& build) const;
+  void CompileInvariants(const FormulationBuild& build);
   [[nodiscard]] std::vector<expr::Expr> ImportOutputs(expr::Context& context) const;
   void LoadJacobianInputs(std::span<const double> z, std::span<const double> zdot);
   void Allocate();
@@ -247,6 +251,8 @@ class ReducedModel {
   bool SolveMultipliers(double t, const double* phi_q, const double* a, const double* phi,
                         const double* h);
   bool SolveSparse(double t, double* vdot);
+  // Runs the invariants program at (t, z) and copies H into `h`.
+  bool EvaluateInvariants(double t, std::span<const double> z, std::span<double> h);
   bool FailMassNotPositive(double t);
   bool RhsIndex(double t, std::span<const double> z, std::span<double> zdot);
   bool Fail(EvalStatus status, std::string message);
@@ -288,8 +294,10 @@ class ReducedModel {
   std::size_t num_vel_inv_ = 0;
   std::size_t mass_size_ = 0;
   std::vector<std::string> invariant_names_;
-  // H = the first num_invariants() outputs of invariants_; H_z from these blocks.
-  std::vector<InvariantBlock> invariant_blocks_;
+  // H: the first invariant_prefix_ outputs of invariants_ (its first num_invariants() values,
+  // and whatever else the residual levels read); then H_z's structural non-zeros, in
+  // invariant_pattern_'s order.
+  std::size_t invariant_prefix_ = 0;
   // Level 0, then the levels reported together as the velocity residual.
   std::vector<ResidualLevel> residual_levels_;
   SparseSchur::Pattern invariant_pattern_;
