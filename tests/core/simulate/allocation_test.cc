@@ -34,13 +34,22 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 namespace tether::testing {
 namespace {
 
-class AllocationFree : public ::testing::TestWithParam<simulate::Projection> {};
+std::shared_ptr<const model::Model> CatalogModel(const std::string& name) {
+  for (const model::CatalogEntry& entry : model::BuiltinCatalog()) {
+    model::ModelResult result = model::ParseModel(entry.json);
+    if (result.ok() && result.model->name == name) return result.model;
+  }
+  ADD_FAILURE() << "catalog model '" << name << "' not found";
+  return nullptr;
+}
 
-TEST_P(AllocationFree, AdvanceDoesNotAllocateOnceWarm) {
+// 2000 samples of `model` after a warm-up allocate nothing.
+void ExpectAdvanceAllocatesNothing(std::shared_ptr<const model::Model> model,
+                                   simulate::Projection projection) {
   simulate::Setup setup;
-  setup.model = Pendulum();
+  setup.model = std::move(model);
   setup.options.method = "dop853";
-  setup.options.projection = GetParam();
+  setup.options.projection = projection;
   setup.options.t_end = 50.0;
   setup.options.output_interval = 0.01;  // interpolated and projected samples too
   auto sim = CreateOrFail(setup);
@@ -58,6 +67,18 @@ TEST_P(AllocationFree, AdvanceDoesNotAllocateOnceWarm) {
   EXPECT_TRUE(std::isfinite(sum));
 }
 
+class AllocationFree : public ::testing::TestWithParam<simulate::Projection> {};
+
+TEST_P(AllocationFree, AdvanceDoesNotAllocateOnceWarm) {
+  ExpectAdvanceAllocatesNothing(Pendulum(), GetParam());
+}
+
+// The double pendulum's multipliers and projections take the sparse linear algebra
+// (diagonal M, two constraints: tether/reduce/sparse_multipliers.h).
+TEST_P(AllocationFree, SparseLinearAlgebraDoesNotAllocateOnceWarm) {
+  ExpectAdvanceAllocatesNothing(CatalogModel("double_pendulum"), GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Projectors, AllocationFree,
                          ::testing::Values(simulate::Projection::kCoupled,
                                            simulate::Projection::kSequential,
@@ -70,14 +91,7 @@ INSTANTIATE_TEST_SUITE_P(Projectors, AllocationFree,
 // t_a ≈ 0.815, sliding along y = 0 until ln 4 ≈ 1.386, free after. Between switches a step
 // (sliding or free, detected or projected) allocates nothing; a switch itself may (the
 // chattering guard's window, the event list).
-std::shared_ptr<const model::Model> HalfPlane() {
-  for (const model::CatalogEntry& entry : model::BuiltinCatalog()) {
-    model::ModelResult result = model::ParseModel(entry.json);
-    if (result.ok() && result.model->name == "pds_half_plane") return result.model;
-  }
-  ADD_FAILURE() << "catalog model 'pds_half_plane' not found";
-  return nullptr;
-}
+std::shared_ptr<const model::Model> HalfPlane() { return CatalogModel("pds_half_plane"); }
 
 struct PdsCase {
   const char* method;
