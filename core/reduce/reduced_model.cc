@@ -70,10 +70,13 @@ void ReducedModel::Allocate() {
   mass_out_.assign(mass_.num_outputs(), 0.0);
   aux_.assign(m_, 0.0);
   const Eigen::Index m = Ix(m_);
-  mass_factor_.Resize(n_);
+  // The dense multiplier kernel's arrays, O(n² + m·n): none on the sparse path.
+  const std::size_t dense_n = sparse_ ? 0 : n_;
+  const std::size_t dense_m = sparse_ ? 0 : m_;
+  mass_factor_.Resize(dense_n);
   minv_f_.assign(n_, 0.0);
-  minv_jt_.assign(m_ * n_, 0.0);
-  schur_.assign(m_ * m_, 0.0);
+  minv_jt_.assign(dense_m * dense_n, 0.0);
+  schur_.assign(dense_m * dense_m, 0.0);
   schur_d_.assign(m_, 0.0);
   schur_perm_.assign(m_, 0);
   lambda_.assign(m_, 0.0);

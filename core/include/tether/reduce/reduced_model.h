@@ -6,7 +6,9 @@
 // two stage kernels turns a stage's values into z':
 //
 //   StageKernel::kMultipliers, on z = (q, v) (stage program: M, f, Φ_q, a, Φ, h):
-//     λ = S⁻¹(−(a + 2αh + β²Φ) − Φ_q M⁻¹ f), v' = M⁻¹(f + Φ_qᵀ λ), S = Φ_q M⁻¹ Φ_qᵀ, q' = v.
+//     λ = S⁻¹(−(a + 2αh + β²Φ) − Φ_q M⁻¹ f), v' = M⁻¹(f + Φ_qᵀ λ), S = Φ_q M⁻¹ Φ_qᵀ, q' = v;
+//     dense, or by SparseMultipliers for a diagonal M (ReduceOptions::linear_algebra; the
+//     stage program then computes M's diagonal and Φ_q's structural non-zeros only).
 //   StageKernel::kAlgebraicNewton, x' = f(x, y, t) with y from the level c(x, y, t) = 0
 //     (stage program: f, c, c_x, c_y, c_t), by AlgebraicMode:
 //     kSolve (default, §20.1 addendum): z = x; every stage solves c(x,y,t) = 0 for y by Newton
@@ -321,8 +323,9 @@ class ReducedModel {
   // its layout (sparse_multipliers.h).
   std::optional<SparseMultipliers> sparse_;
 
-  // Work memory for the linear algebra (sized by Allocate). The mechanical stage solve uses
-  // the unblocked kernels of small_dense.h on row-major arrays, the index forms Eigen's LU.
+  // Work memory for the linear algebra (sized by Allocate). The dense mechanical stage solve
+  // uses the unblocked kernels of small_dense.h on row-major arrays, the index forms Eigen's
+  // LU.
   MassFactor mass_factor_;                     // M, refactored only when it changes
   std::vector<double> minv_f_;                 // M⁻¹ f, n
   std::vector<double> minv_jt_;                // (M⁻¹ Φ_qᵀ)ᵀ, row-major m × n
