@@ -144,6 +144,24 @@ void StepComparison(const Arguments& args, Report* report) {
     for (long s = 0; s < steps; ++s) generic_iterations += generic.Step(h, z);
   }, min_seconds, args.repeats) / static_cast<double>(steps);
 
+  // The same RK4 with the service's own projection: NewtonProjection, coupled, Euclidean, its
+  // scaled stopping rule at the same tolerance, without the polishing correction.
+  project::NewtonProjection product_projection;
+  project::ProjectorOptions product_options;
+  product_options.polish = false;
+  product_projection.Resize(*pendulum.reduced,
+                            {.col_begin = 0, .col_end = 4, .row_begin = 0, .row_end = 2},
+                            product_options);
+  std::vector<double> z_product(pendulum.z0.size());
+  project::ProjectionReport product_report;
+  const double product_seconds = SecondsPerCall([&] {
+    z_product = pendulum.z0;
+    for (long s = 0; s < steps; ++s) {
+      generic.Advance(h, z_product);
+      product_projection.Project(*pendulum.reduced, 0.0, z_product, &product_report);
+    }
+  }, min_seconds, args.repeats) / static_cast<double>(steps);
+
   // The same step with every program in the interpreter (native code off for its build).
   const bool native = expr::NativeCodeEnabled();
   expr::SetNativeCodeEnabled(false);
@@ -165,6 +183,8 @@ void StepComparison(const Arguments& args, Report* report) {
   table.AddRow({std::string("tether compiled programs (ReducedModel + Eigen), ") +
                     (native ? "native code" : "interpreter"),
                 Format(1e9 * generic_seconds), Format(ratio)});
+  table.AddRow({"tether compiled programs, the service's NewtonProjection (native code)",
+                Format(1e9 * product_seconds), Format(product_seconds / hand_seconds)});
   table.AddRow({"tether compiled programs (ReducedModel + Eigen), interpreter",
                 Format(1e9 * interpreted_seconds), Format(interpreted_seconds / hand_seconds)});
   report->AddTable(table);
@@ -178,6 +198,7 @@ void StepComparison(const Arguments& args, Report* report) {
                             {"tether_seconds_per_step", generic_seconds},
                             {"native_code", native},
                             {"interpreter_seconds_per_step", interpreted_seconds},
+                            {"service_projection_seconds_per_step", product_seconds},
                             {"ratio", ratio},
                             {"target", kStepTarget},
                             {"end_state_difference", difference}};

@@ -37,21 +37,25 @@ int ReducedStep::Project(std::span<double> z_span) {
 }
 
 int ReducedStep::Step(double h, std::span<double> z_span) {
+  return Advance(h, z_span) ? Project(z_span) : -1;
+}
+
+bool ReducedStep::Advance(double h, std::span<double> z_span) {
   Eigen::Map<Eigen::VectorXd> z(z_span.data(), static_cast<Eigen::Index>(z_span.size()));
   const std::size_t n = z_span.size();
   auto rhs = [&](const Eigen::VectorXd& at, Eigen::VectorXd& out) {
     return reduced_.Rhs(0.0, {at.data(), n}, {out.data(), n});
   };
   stage_ = z;
-  if (!rhs(stage_, k1_)) return -1;
+  if (!rhs(stage_, k1_)) return false;
   stage_ = z + (0.5 * h) * k1_;
-  if (!rhs(stage_, k2_)) return -1;
+  if (!rhs(stage_, k2_)) return false;
   stage_ = z + (0.5 * h) * k2_;
-  if (!rhs(stage_, k3_)) return -1;
+  if (!rhs(stage_, k3_)) return false;
   stage_ = z + h * k3_;
-  if (!rhs(stage_, k4_)) return -1;
+  if (!rhs(stage_, k4_)) return false;
   z += (h / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
-  return Project(z_span);
+  return true;
 }
 
 }  // namespace tether::bench

@@ -20,6 +20,8 @@ class ReducedStep {
 
   // One RK4 step of size h then the projection; the Newton iterations used, −1 on failure.
   int Step(double h, std::span<double> z);
+  // The RK4 step alone; false when an evaluation fails.
+  bool Advance(double h, std::span<double> z);
   int Project(std::span<double> z);
 
  private:
