@@ -181,7 +181,6 @@ void NewtonProjection::BuildSchur() {
   const std::size_t rb = mu_.size();
   if (sparse_) {
     for (std::size_t p = 0; p < h_b_source_.size(); ++p) h_b_values_[p] = h_z_[h_b_source_[p]];
-    SetSparseInverseMetric();
     sparse_->Form(h_b_values_.data(), w_inverse_.data());
     return;
   }
@@ -326,6 +325,7 @@ bool NewtonProjection::Prepare(reduce::ReducedModel& model, double t, std::span<
                   report);
     }
   }
+  if (sparse_) SetSparseInverseMetric();
   return true;
 }
 

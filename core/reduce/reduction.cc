@@ -129,37 +129,31 @@ void ReducedModel::Apply(const FormulationBuild& build) {
 // its mode (index1 in kSolve) keeps blocks for rows it does not have: they are clipped.
 void ReducedModel::CompileInvariants(const FormulationBuild& build) {
   const std::vector<Expr>& e = build.invariant_expressions;
-  SparseSchur::Pattern& pattern = invariant_pattern_;
-  pattern = {};
-  pattern.rows = num_pos_inv_ + num_vel_inv_;
-  pattern.cols = ode_size_;
+  const std::size_t rows = num_pos_inv_ + num_vel_inv_;
+  const std::size_t cols = ode_size_;
   std::size_t prefix = e.size();
-  std::vector<std::size_t> source(pattern.rows * pattern.cols, e.size());  // e.size(): zero
+  std::vector<std::size_t> source(rows * cols, e.size());  // e.size(): a zero entry
   for (const InvariantBlock& block : build.invariant_blocks) {
     prefix = std::min(prefix, block.source);
-    const std::size_t rows =
-        std::min(block.rows, pattern.rows - std::min(pattern.rows, block.row));
-    const std::size_t width =
-        std::min(block.width, pattern.cols - std::min(pattern.cols, block.col));
-    for (std::size_t i = 0; i < rows; ++i) {
+    const std::size_t block_rows = std::min(block.rows, rows - std::min(rows, block.row));
+    const std::size_t width = std::min(block.width, cols - std::min(cols, block.col));
+    for (std::size_t i = 0; i < block_rows; ++i) {
       for (std::size_t j = 0; j < width; ++j) {
         const std::size_t k = block.source + i * block.width + j;
-        if (!build.context.is_constant(e[k], 0.0)) {
-          source[(block.row + i) * pattern.cols + block.col + j] = k;
-        }
+        if (build.context.is_constant(e[k], 0.0)) continue;
+        source[(block.row + i) * cols + block.col + j] = k;
       }
     }
   }
+  invariant_pattern_ = SparseSchur::Pattern::Where(
+      rows, cols, [&](std::size_t i, std::size_t j) { return source[i * cols + j] != e.size(); });
   std::vector<Expr> outputs(e.begin(), e.begin() + static_cast<long>(prefix));
-  pattern.row_start.push_back(0);
-  for (std::size_t i = 0; i < pattern.rows; ++i) {
-    for (std::size_t j = 0; j < pattern.cols; ++j) {
-      const std::size_t k = source[i * pattern.cols + j];
-      if (k == e.size()) continue;
-      pattern.col.push_back(static_cast<int>(j));
-      outputs.push_back(e[k]);
+  const SparseSchur::Pattern& pattern = invariant_pattern_;
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (int p = pattern.row_start[i]; p < pattern.row_start[i + 1]; ++p) {
+      const auto j = static_cast<std::size_t>(pattern.col[static_cast<std::size_t>(p)]);
+      outputs.push_back(e[source[i * cols + j]]);
     }
-    pattern.row_start.push_back(static_cast<int>(pattern.col.size()));
   }
   invariant_prefix_ = prefix;
   invariants_ = expr::Compile(build.context, outputs, build.inputs);

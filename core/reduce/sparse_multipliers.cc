@@ -20,17 +20,9 @@ bool SparseMultipliers::IsDiagonal(const expr::Context& cx, const std::vector<ex
 SparseMultipliers::Pattern SparseMultipliers::PatternOf(
     const expr::Context& cx, const std::vector<std::vector<expr::Expr>>& jacobian,
     std::size_t n) {
-  Pattern pattern;
-  pattern.rows = jacobian.size();
-  pattern.cols = n;
-  pattern.row_start.push_back(0);
-  for (const auto& row : jacobian) {
-    for (std::size_t k = 0; k < row.size(); ++k) {
-      if (!cx.is_constant(row[k], 0.0)) pattern.col.push_back(static_cast<int>(k));
-    }
-    pattern.row_start.push_back(static_cast<int>(pattern.col.size()));
-  }
-  return pattern;
+  return Pattern::Where(jacobian.size(), n, [&](std::size_t i, std::size_t k) {
+    return !cx.is_constant(jacobian[i][k], 0.0);
+  });
 }
 
 SparseMultipliers::SparseMultipliers(Pattern pattern)
@@ -47,8 +39,22 @@ bool SparseMultipliers::Pays() const {
   return factor_entries <= kMaxFactorDensity * static_cast<double>(m * (m + 1) / 2);
 }
 
-std::size_t SparseMultipliers::stage_size() const {
-  return 2 * pattern().cols + schur_.nonzeros() + 3 * pattern().rows;
+std::vector<expr::Expr> SparseMultipliers::StageOutputs(
+    const std::vector<expr::Expr>& mass, const std::vector<expr::Expr>& forces,
+    const std::vector<std::vector<expr::Expr>>& phi_q, const std::vector<expr::Expr>& a,
+    const std::vector<expr::Expr>& phi, const std::vector<expr::Expr>& h) const {
+  const std::size_t n = pattern().cols;
+  std::vector<expr::Expr> stage;
+  for (std::size_t k = 0; k < n; ++k) stage.push_back(mass[k * n + k]);
+  stage.insert(stage.end(), forces.begin(), forces.end());
+  for (std::size_t i = 0; i < pattern().rows; ++i) {
+    for (int p = pattern().row_start[i]; p < pattern().row_start[i + 1]; ++p) {
+      const auto k = static_cast<std::size_t>(pattern().col[static_cast<std::size_t>(p)]);
+      stage.push_back(phi_q[i][k]);
+    }
+  }
+  for (const auto* part : {&a, &phi, &h}) stage.insert(stage.end(), part->begin(), part->end());
+  return stage;
 }
 
 SparseMultipliers::Status SparseMultipliers::Solve(const double* stage, double alpha, double beta,

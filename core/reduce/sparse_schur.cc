@@ -7,6 +7,19 @@
 
 namespace tether::reduce {
 
+SparseSchur::Pattern SparseSchur::Pattern::Where(
+    std::size_t rows, std::size_t cols,
+    const std::function<bool(std::size_t, std::size_t)>& nonzero) {
+  Pattern pattern{.rows = rows, .cols = cols, .row_start = {0}, .col = {}};
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      if (nonzero(i, j)) pattern.col.push_back(static_cast<int>(j));
+    }
+    pattern.row_start.push_back(static_cast<int>(pattern.col.size()));
+  }
+  return pattern;
+}
+
 SparseSchur::SparseSchur(Pattern pattern) : pattern_(std::move(pattern)) {
   const std::size_t rows = pattern_.rows;
   // The entries of A on each column k: (row, index into A's values).

@@ -69,24 +69,16 @@ void MechanicalFormulation::Build(FormulationBuild& b) const {
 
   std::vector<Expr> stage;
   b.sparse_multipliers = SparseKernel(b.options.linear_algebra, cx, mass, phi_q, n);
-  if (b.sparse_multipliers) {  // its layout: diag M, f, Φ_q's non-zero entries, a, Φ, h
-    for (std::size_t k = 0; k < n; ++k) stage.push_back(mass[k * n + k]);
-    Append(&stage, forces);
-    const SparseMultipliers::Pattern& pattern = b.sparse_multipliers->pattern();
-    for (std::size_t i = 0; i < phi_q.size(); ++i) {
-      for (int p = pattern.row_start[i]; p < pattern.row_start[i + 1]; ++p) {
-        const auto k = static_cast<std::size_t>(pattern.col[static_cast<std::size_t>(p)]);
-        stage.push_back(phi_q[i][k]);
-      }
-    }
-  } else {  // the dense layout: M, f, Φ_q
+  if (b.sparse_multipliers) {
+    stage = b.sparse_multipliers->StageOutputs(mass, forces, phi_q, a, phi, h);
+  } else {  // the dense layout: M, f, Φ_q, a, Φ, h
     stage = mass;
     Append(&stage, forces);
     Append(&stage, phi_q);
+    Append(&stage, a);
+    Append(&stage, phi);
+    Append(&stage, h);
   }
-  Append(&stage, a);
-  Append(&stage, phi);
-  Append(&stage, h);
   std::vector<Expr> invariants = phi;  // Φ, h, Φ_q, h_q
   Append(&invariants, h);
   Append(&invariants, phi_q);

@@ -115,7 +115,7 @@ class NewtonProjection {
               ProjectionReport* report);
   // H_b, X and S = H_b X from H_z.
   void BuildSchur();
-  // The sparse path's W⁻¹ over the block (w_inverse_).
+  // The sparse path's W⁻¹ over the block (w_inverse_), once per projection by Prepare.
   void SetSparseInverseMetric();
   // S_ii after BuildSchur, H_b δ, and H_b as a dense matrix (failure messages).
   [[nodiscard]] double SchurDiagonal(std::size_t i) const;

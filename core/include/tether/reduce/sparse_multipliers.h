@@ -53,7 +53,12 @@ class SparseMultipliers {
   [[nodiscard]] bool Pays() const;
 
   [[nodiscard]] const Pattern& pattern() const { return schur_.pattern(); }
-  [[nodiscard]] std::size_t stage_size() const;  // outputs of the sparse layout
+  // The stage program's outputs in the sparse layout (file comment), from the dense symbolic
+  // M (row-major n × n), f, Φ_q (rows), a, Φ, h.
+  [[nodiscard]] std::vector<expr::Expr> StageOutputs(
+      const std::vector<expr::Expr>& mass, const std::vector<expr::Expr>& forces,
+      const std::vector<std::vector<expr::Expr>>& phi_q, const std::vector<expr::Expr>& a,
+      const std::vector<expr::Expr>& phi, const std::vector<expr::Expr>& h) const;
 
   enum class Status { kOk, kMassNotPositive, kSingular };
   // λ (m) and v' (n) from one evaluation of the stage program in the sparse layout.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -26,6 +27,10 @@ class SparseSchur {
     std::size_t cols = 0;
     std::vector<int> row_start;  // rows + 1
     std::vector<int> col;        // nnz
+
+    // The entries (i, j) of a rows × cols matrix for which nonzero(i, j) holds.
+    static Pattern Where(std::size_t rows, std::size_t cols,
+                         const std::function<bool(std::size_t, std::size_t)>& nonzero);
   };
 
   SparseSchur() = default;
