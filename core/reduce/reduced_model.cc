@@ -21,8 +21,25 @@ using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
 
 Eigen::Index Ix(std::size_t i) { return static_cast<Eigen::Index>(i); }
 
+// Element by element: the values were just stored one by one (the programs' machine code), and
+// wider loads would wait for those stores to retire instead of taking their values.
 bool AllFinite(std::span<const double> values) {
   return std::all_of(values.begin(), values.end(), [](double x) { return std::isfinite(x); });
+}
+
+// dst ← src element by element, for the few values a stage moves (z into the program's inputs,
+// H and λ out). The values were typically just stored by vector code (a stepper's stage
+// arithmetic) or one by one (the programs' machine code); the wide loads of a memmove
+// straddle those stores and wait for them to retire, while scalar loads take their values
+// directly. The empty asm keeps the compiler from turning the loop back into a memmove.
+void CopyScalars(std::span<const double> src, double* dst) {
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    double value = src[i];
+#if defined(__GNUC__) && defined(__x86_64__)
+    asm("" : "+x"(value));
+#endif
+    dst[i] = value;
+  }
 }
 
 double MaxAbs(std::span<const double> values) {
@@ -71,16 +88,9 @@ void ReducedModel::Allocate() {
   aux_.assign(m_, 0.0);
   const Eigen::Index m = Ix(m_);
   // The dense multiplier kernel's arrays, O(n² + m·n): none on the sparse path.
-  const std::size_t dense_n = sparse_ ? 0 : n_;
-  const std::size_t dense_m = sparse_ ? 0 : m_;
-  mass_factor_.Resize(dense_n);
-  minv_f_.assign(n_, 0.0);
-  minv_jt_.assign(dense_m * dense_n, 0.0);
-  schur_.assign(dense_m * dense_m, 0.0);
-  schur_d_.assign(m_, 0.0);
-  schur_perm_.assign(m_, 0);
+  const bool dense = kernel_ == StageKernel::kMultipliers && !sparse_;
+  dense_ = dense ? DenseMultipliers(n_, m_) : DenseMultipliers();
   lambda_.assign(m_, 0.0);
-  solve_work_.assign(m_, 0.0);
   c_y_.setZero(m, m);
   lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(m);
   work_m_.setZero(m);
@@ -190,7 +200,7 @@ void ReducedModel::LoadState(double t, std::span<const double> state) {
 }
 
 void ReducedModel::LoadZ(double t, std::span<const double> z) {
-  std::copy(z.begin(), z.end(), in_.begin());
+  CopyScalars(z, in_.data());
   if (kernel_ == StageKernel::kAlgebraicNewton && options_.algebraic == AlgebraicMode::kSolve) {
     std::copy(aux_.begin(), aux_.end(), in_.begin() + Ix(n_));
   }
@@ -206,32 +216,18 @@ bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<
   stage_.Evaluate(in_, stage_out_);
   ++stage_evaluations_;
   if (!AllFinite(stage_out_)) return FailNonFinite(t, "the mass matrix, forces or constraints");
-  const std::size_t n = n_;
-  const std::size_t m = m_;
-  double* vdot = zdot.data() + n;
-  if (sparse_) {
-    if (!SolveSparse(t, vdot)) return false;
-  } else {
-    const double* mass = stage_out_.data();
-    const double* f = mass + n * n;
-    const double* phi_q = f + n;
-    const double* a = phi_q + m * n;
-    const double* phi = a + m;
-    const double* h = phi + m;
-    if (!mass_factor_.Factor(mass)) return FailMassNotPositive(t);
-    std::copy_n(f, n, minv_f_.begin());
-    mass_factor_.Solve(minv_f_.data());  // w = M⁻¹ f
-    std::copy_n(minv_f_.begin(), n, vdot);
-    if (m > 0) {
-      if (!SolveMultipliers(t, phi_q, a, phi, h)) return false;
-      for (std::size_t i = 0; i < m; ++i) {  // v' = M⁻¹(f + Φ_qᵀ λ) = w + Σ_i λ_i (M⁻¹ Φ_qᵀ)_i
-        const double* x_i = minv_jt_.data() + i * n;
-        for (std::size_t k = 0; k < n; ++k) vdot[k] += lambda_[i] * x_i[k];
-      }
-    }
+  double* vdot = zdot.data() + n_;
+  const MultiplierStatus status =
+      sparse_ ? sparse_->Solve(stage_out_.data(), alpha_, beta_, vdot, lambda_.data())
+              : dense_.Solve(stage_out_.data(), alpha_, beta_, vdot, lambda_.data());
+  switch (status) {
+    case MultiplierStatus::kOk: break;
+    case MultiplierStatus::kMassNotPositive: return FailMassNotPositive(t);
+    case MultiplierStatus::kSingular:
+      return FailSingularRows(t, JacobianOfStage(), "Φ_q M⁻¹ Φ_qᵀ");
   }
-  std::copy_n(lambda_.begin(), m, aux_.begin());
-  std::copy(z.begin() + Ix(n), z.begin() + Ix(2 * n), zdot.begin());  // q' = v
+  CopyScalars(lambda_, aux_.data());
+  CopyScalars(z.subspan(n_, n_), zdot.data());  // q' = v
   return true;
 }
 
@@ -240,46 +236,10 @@ bool ReducedModel::FailMassNotPositive(double t) {
               "the mass matrix is not symmetric positive definite at t = " + TimeText(t));
 }
 
-// λ into lambda_ and v' by SparseMultipliers from the stage values in its layout.
-bool ReducedModel::SolveSparse(double t, double* vdot) {
-  switch (sparse_->Solve(stage_out_.data(), alpha_, beta_, vdot, lambda_.data())) {
-    case SparseMultipliers::Status::kOk: return true;
-    case SparseMultipliers::Status::kMassNotPositive: return FailMassNotPositive(t);
-    case SparseMultipliers::Status::kSingular:
-      return FailSingularRows(t, sparse_->DenseJacobian(stage_out_.data()), "Φ_q M⁻¹ Φ_qᵀ");
-  }
-  return false;
-}
-
-// λ into lambda_ from S λ = −(a + 2αh + β²Φ) − Φ_q M⁻¹ f, S = Φ_q M⁻¹ Φ_qᵀ; leaves the rows of
-// M⁻¹ Φ_qᵀ (transposed) in minv_jt_ for v'.
-bool ReducedModel::SolveMultipliers(double t, const double* phi_q, const double* a,
-                                    const double* phi, const double* h) {
-  const std::size_t n = n_;
-  const std::size_t m = m_;
-  std::copy_n(phi_q, m * n, minv_jt_.begin());
-  for (std::size_t i = 0; i < m; ++i) mass_factor_.Solve(minv_jt_.data() + i * n);
-  for (std::size_t i = 0; i < m; ++i) {
-    for (std::size_t j = 0; j <= i; ++j) {
-      double sum = 0.0;
-      for (std::size_t k = 0; k < n; ++k) sum += phi_q[i * n + k] * minv_jt_[j * n + k];
-      schur_[i * m + j] = sum;
-      schur_[j * m + i] = sum;
-    }
-  }
-  dense::Ldlt(schur_.data(), m, schur_d_.data(), schur_perm_.data());
-  if (dense::LdltIsRankDeficient(schur_d_.data(), m, RelativePivotThreshold(n))) {
-    return FailSingularRows(t, Eigen::MatrixXd(ConstRowMap(phi_q, Ix(m), Ix(n))),
-                            "Φ_q M⁻¹ Φ_qᵀ");
-  }
-  for (std::size_t i = 0; i < m; ++i) {
-    double rhs = -(a[i] + 2.0 * alpha_ * h[i] + beta_ * beta_ * phi[i]);
-    for (std::size_t k = 0; k < n; ++k) rhs -= phi_q[i * n + k] * minv_f_[k];
-    lambda_[i] = rhs;
-  }
-  dense::LdltSolve(schur_.data(), schur_d_.data(), schur_perm_.data(), m, lambda_.data(),
-                   solve_work_.data());
-  return true;
+// Φ_q (m × n) from the last stage values, in either layout: for the failure message only.
+Eigen::MatrixXd ReducedModel::JacobianOfStage() const {
+  if (sparse_) return sparse_->DenseJacobian(stage_out_.data());
+  return ConstRowMap(stage_out_.data() + n_ * n_ + n_, Ix(m_), Ix(n_));
 }
 
 bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span<double> y,
@@ -417,7 +377,8 @@ bool ReducedModel::EvaluateInvariants(double t, std::span<const double> z, std::
   LoadZ(t, z);
   invariants_.Evaluate(in_, invariants_out_);
   if (!AllFinite(invariants_out_)) return FailNonFinite(t, "the constraints or their Jacobian");
-  std::copy_n(invariants_out_.begin(), num_invariants(), h.begin());  // H
+  const std::span<const double> values(invariants_out_);
+  CopyScalars(values.first(num_invariants()), h.data());  // H
   return true;
 }
 

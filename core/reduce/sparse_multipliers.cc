@@ -57,8 +57,8 @@ std::vector<expr::Expr> SparseMultipliers::StageOutputs(
   return stage;
 }
 
-SparseMultipliers::Status SparseMultipliers::Solve(const double* stage, double alpha, double beta,
-                                                   double* vdot, double* lambda) {
+MultiplierStatus SparseMultipliers::Solve(const double* stage, double alpha, double beta,
+                                          double* vdot, double* lambda) {
   const std::size_t n = pattern().cols;
   const std::size_t m = pattern().rows;
   const double* d = stage;
@@ -68,14 +68,14 @@ SparseMultipliers::Status SparseMultipliers::Solve(const double* stage, double a
   const double* phi = a + m;
   const double* h = phi + m;
   for (std::size_t k = 0; k < n; ++k) {
-    if (!(d[k] > 0.0)) return Status::kMassNotPositive;
+    if (!(d[k] > 0.0)) return MultiplierStatus::kMassNotPositive;
     inverse_mass_[k] = 1.0 / d[k];
     minv_f_[k] = f[k] / d[k];
     vdot[k] = minv_f_[k];
   }
-  if (m == 0) return Status::kOk;
+  if (m == 0) return MultiplierStatus::kOk;
   schur_.Form(phi_q, inverse_mass_.data());
-  if (!schur_.Factor(RelativePivotThreshold(n))) return Status::kSingular;
+  if (!schur_.Factor(RelativePivotThreshold(n))) return MultiplierStatus::kSingular;
   schur_.Multiply(phi_q, minv_f_.data(), rhs_.data());  // Φ_q M⁻¹ f
   for (std::size_t i = 0; i < m; ++i) {
     rhs_[i] = -(a[i] + 2.0 * alpha * h[i] + beta * beta * phi[i]) - rhs_[i];
@@ -83,7 +83,7 @@ SparseMultipliers::Status SparseMultipliers::Solve(const double* stage, double a
   schur_.Solve(rhs_.data());
   std::copy(rhs_.begin(), rhs_.end(), lambda);
   schur_.AddX(lambda, vdot);  // v' = M⁻¹ f + M⁻¹ Φ_qᵀ λ
-  return Status::kOk;
+  return MultiplierStatus::kOk;
 }
 
 Eigen::MatrixXd SparseMultipliers::DenseJacobian(const double* stage) const {

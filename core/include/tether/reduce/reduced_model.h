@@ -7,8 +7,9 @@
 //
 //   StageKernel::kMultipliers, on z = (q, v) (stage program: M, f, Φ_q, a, Φ, h):
 //     λ = S⁻¹(−(a + 2αh + β²Φ) − Φ_q M⁻¹ f), v' = M⁻¹(f + Φ_qᵀ λ), S = Φ_q M⁻¹ Φ_qᵀ, q' = v;
-//     dense, or by SparseMultipliers for a diagonal M (ReduceOptions::linear_algebra; the
-//     stage program then computes M's diagonal and Φ_q's structural non-zeros only).
+//     by DenseMultipliers, or by SparseMultipliers for a diagonal M
+//     (ReduceOptions::linear_algebra; the stage program then computes M's diagonal and Φ_q's
+//     structural non-zeros only).
 //   StageKernel::kAlgebraicNewton, x' = f(x, y, t) with y from the level c(x, y, t) = 0
 //     (stage program: f, c, c_x, c_y, c_t), by AlgebraicMode:
 //     kSolve (default, §20.1 addendum): z = x; every stage solves c(x,y,t) = 0 for y by Newton
@@ -56,7 +57,7 @@
 #include "tether/expr/program.h"
 #include "tether/model/model.h"
 #include "tether/reduce/formulation.h"
-#include "tether/reduce/mass_factor.h"
+#include "tether/reduce/dense_multipliers.h"
 #include "tether/reduce/sparse_multipliers.h"
 
 namespace tether::reduce {
@@ -72,7 +73,7 @@ enum class AlgebraicMode {
 // How the mechanical stage kernel (kMultipliers) solves for λ; the other kernels are dense.
 enum class LinearAlgebra {
   kAuto,    // sparse where SparseMultipliers::Pays() for the model's pattern, else dense
-  kDense,   // the unblocked dense kernels of small_dense.h
+  kDense,   // DenseMultipliers (tether/reduce/dense_multipliers.h)
   kSparse,  // SparseMultipliers (tether/reduce/sparse_multipliers.h): needs a mass matrix
             // whose off-diagonal entries are all the constant 0
 };
@@ -250,9 +251,7 @@ class ReducedModel {
   void LoadState(double t, std::span<const double> state);
   void LoadZ(double t, std::span<const double> z);
   bool RhsMechanical(double t, std::span<const double> z, std::span<double> zdot);
-  bool SolveMultipliers(double t, const double* phi_q, const double* a, const double* phi,
-                        const double* h);
-  bool SolveSparse(double t, double* vdot);
+  [[nodiscard]] Eigen::MatrixXd JacobianOfStage() const;
   // Runs the invariants program at (t, z) and copies H into `h`.
   bool EvaluateInvariants(double t, std::span<const double> z, std::span<double> h);
   bool FailMassNotPositive(double t);
@@ -323,17 +322,11 @@ class ReducedModel {
   // its layout (sparse_multipliers.h).
   std::optional<SparseMultipliers> sparse_;
 
-  // Work memory for the linear algebra (sized by Allocate). The dense mechanical stage solve
-  // uses the unblocked kernels of small_dense.h on row-major arrays, the index forms Eigen's
-  // LU.
-  MassFactor mass_factor_;                     // M, refactored only when it changes
-  std::vector<double> minv_f_;                 // M⁻¹ f, n
-  std::vector<double> minv_jt_;                // (M⁻¹ Φ_qᵀ)ᵀ, row-major m × n
-  std::vector<double> schur_;                  // Φ_q M⁻¹ Φ_qᵀ and its LDLᵀ, m × m
-  std::vector<double> schur_d_;                // D of the LDLᵀ, m
-  std::vector<std::size_t> schur_perm_;        // its permutation, m
-  std::vector<double> lambda_;                 // right-hand side, then λ, m
-  std::vector<double> solve_work_;             // m
+  // The dense multiplier solve otherwise (mechanical forms); its stage program is in the dense
+  // layout (dense_multipliers.h).
+  DenseMultipliers dense_;
+  std::vector<double> lambda_;  // λ of the last mechanical stage solve, m
+  // Work memory of the index forms' algebraic Newton (Eigen's LU).
   Eigen::MatrixXd c_y_;                        // m × m
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   Eigen::VectorXd work_m_;

@@ -22,6 +22,7 @@
 #include <Eigen/Dense>
 
 #include "tether/expr/expr.h"
+#include "tether/reduce/multiplier_status.h"
 #include "tether/reduce/sparse_schur.h"
 
 namespace tether::reduce {
@@ -60,9 +61,9 @@ class SparseMultipliers {
       const std::vector<std::vector<expr::Expr>>& phi_q, const std::vector<expr::Expr>& a,
       const std::vector<expr::Expr>& phi, const std::vector<expr::Expr>& h) const;
 
-  enum class Status { kOk, kMassNotPositive, kSingular };
   // λ (m) and v' (n) from one evaluation of the stage program in the sparse layout.
-  Status Solve(const double* stage, double alpha, double beta, double* vdot, double* lambda);
+  MultiplierStatus Solve(const double* stage, double alpha, double beta, double* vdot,
+                         double* lambda);
   // Φ_q as a dense matrix from the same stage values: for the failure message only.
   [[nodiscard]] Eigen::MatrixXd DenseJacobian(const double* stage) const;
 
