@@ -1,10 +1,12 @@
 #include "tether/project/newton_projection.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "tether/expr/number_text.h"
 #include "tether/reduce/rank.h"
@@ -34,7 +36,7 @@ std::string TimeText(double t) { return expr::ShortestText(t); }
 }  // namespace
 
 void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& block,
-                              const ProjectorOptions& options) {
+                              const ProjectorOptions& options, reduce::dense::Kernels kernels) {
   block_ = block;
   options_ = options;
   cols_ = model.ode_size();
@@ -86,6 +88,8 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
   schur_perm_.assign(rb, 0);
   solve_work_.assign(rb, 0.0);
   mass_factor_.Resize(n_);
+  dense_ = DenseKernelsFor(nb, rb, kernels);
+  pivot_threshold_ = reduce::RelativePivotThreshold(nb);
   d_.assign(nb, 0.0);
   polish_from_.assign(nb, 0.0);
   mu_.assign(rb, 0.0);
@@ -177,23 +181,30 @@ void NewtonProjection::ApplyInverseMetric() {
 }
 
 void NewtonProjection::BuildSchur() {
-  const std::size_t nb = d_.size();
-  const std::size_t rb = mu_.size();
   if (sparse_) {
     for (std::size_t p = 0; p < h_b_source_.size(); ++p) h_b_values_[p] = h_z_[h_b_source_[p]];
     sparse_->Form(h_b_values_.data(), w_inverse_.data());
     return;
   }
+  (this->*dense_.build)();
+}
+
+template <std::size_t NB, std::size_t RB>
+void NewtonProjection::BuildDenseSchur() {
+  const std::size_t nb = reduce::dense::SizeOf<NB>(d_.size());
+  const std::size_t rb = reduce::dense::SizeOf<RB>(mu_.size());
+  const double* h_z = h_z_.data() + block_.row_begin * cols_ + block_.col_begin;
+  double* h_b = h_b_.data();
+  double* x_t = x_t_.data();
   for (std::size_t i = 0; i < rb; ++i) {
-    std::copy_n(h_z_.data() + (block_.row_begin + i) * cols_ + block_.col_begin, nb,
-                h_b_.data() + i * nb);
+    for (std::size_t j = 0; j < nb; ++j) h_b[i * nb + j] = h_z[i * cols_ + j];
   }
-  x_t_ = h_b_;  // same size: no allocation
+  for (std::size_t k = 0; k < rb * nb; ++k) x_t[k] = h_b[k];
   ApplyInverseMetric();
   for (std::size_t i = 0; i < rb; ++i) {  // S = H_b X, symmetric
     for (std::size_t j = 0; j <= i; ++j) {
       double sum = 0.0;
-      for (std::size_t k = 0; k < nb; ++k) sum += h_b_[i * nb + k] * x_t_[j * nb + k];
+      for (std::size_t k = 0; k < nb; ++k) sum += h_b[i * nb + k] * x_t[j * nb + k];
       schur_[i * rb + j] = sum;
       schur_[j * rb + i] = sum;
     }
@@ -235,19 +246,18 @@ Eigen::MatrixXd NewtonProjection::DenseHb() const {
   return Eigen::MatrixXd(ConstRowMap(h_b_.data(), Ix(mu_.size()), Ix(d_.size())));
 }
 
+template <std::size_t NB, std::size_t RB>
+bool NewtonProjection::FactorDense(double threshold) {
+  const std::size_t rb = reduce::dense::SizeOf<RB>(mu_.size());
+  reduce::dense::Ldlt<RB>(schur_.data(), rb, schur_d_.data(), schur_perm_.data());
+  return !reduce::dense::LdltIsRankDeficient<RB>(schur_d_.data(), rb, threshold);
+}
+
 bool NewtonProjection::Factor(reduce::ReducedModel& model, double t,
                               ProjectionReport* report) {
-  const std::size_t nb = d_.size();
-  const std::size_t rb = mu_.size();
   BuildSchur();
-  const double threshold = reduce::RelativePivotThreshold(nb);
-  bool regular = false;
-  if (sparse_) {
-    regular = sparse_->Factor(threshold);
-  } else {
-    reduce::dense::Ldlt(schur_.data(), rb, schur_d_.data(), schur_perm_.data());
-    regular = !reduce::dense::LdltIsRankDeficient(schur_d_.data(), rb, threshold);
-  }
+  const bool regular = sparse_ ? sparse_->Factor(pivot_threshold_)
+                               : (this->*dense_.factor)(pivot_threshold_);
   if (!regular) {
     std::vector<std::size_t> rows = reduce::DependentRows(DenseHb());
     for (std::size_t& r : rows) r += block_.row_begin;
@@ -275,30 +285,66 @@ void NewtonProjection::FactorRegularized(double nu) {
 
 // Newton: δ from S μ = −H_r − H_b d, δ = d + X μ. LM (no target): d = 0.
 void NewtonProjection::ComputeStep(std::span<const double> z, bool toward_target) {
+  if (!sparse_) {
+    (this->*dense_.step)(z, toward_target);
+    return;
+  }
   const std::size_t nb = d_.size();
   const std::size_t rb = mu_.size();
   const std::size_t c0 = block_.col_begin;
   for (std::size_t j = 0; j < nb; ++j) d_[j] = toward_target ? target_[j] - z[c0 + j] : 0.0;
-  if (sparse_) {
-    MultiplyHb(d_.data(), h_b_d_.data());
-    for (std::size_t i = 0; i < rb; ++i) mu_[i] = -h_[block_.row_begin + i] - h_b_d_[i];
-    sparse_->Solve(mu_.data());
-    std::copy(d_.begin(), d_.end(), delta_.begin());
-    sparse_->AddX(mu_.data(), delta_.data());
-    return;
-  }
+  MultiplyHb(d_.data(), h_b_d_.data());
+  for (std::size_t i = 0; i < rb; ++i) mu_[i] = -h_[block_.row_begin + i] - h_b_d_[i];
+  sparse_->Solve(mu_.data());
+  std::copy(d_.begin(), d_.end(), delta_.begin());
+  sparse_->AddX(mu_.data(), delta_.data());
+}
+
+template <std::size_t NB, std::size_t RB>
+void NewtonProjection::DenseStep(std::span<const double> z, bool toward_target) {
+  const std::size_t nb = reduce::dense::SizeOf<NB>(d_.size());
+  const std::size_t rb = reduce::dense::SizeOf<RB>(mu_.size());
+  const double* zb = z.data() + block_.col_begin;
+  const double* h = h_.data() + block_.row_begin;
+  double* d = d_.data();
+  double* mu = mu_.data();
+  for (std::size_t j = 0; j < nb; ++j) d[j] = toward_target ? target_[j] - zb[j] : 0.0;
   for (std::size_t i = 0; i < rb; ++i) {
-    double rhs = -h_[block_.row_begin + i];
-    for (std::size_t j = 0; j < nb; ++j) rhs -= h_b_[i * nb + j] * d_[j];
-    mu_[i] = rhs;
+    double rhs = -h[i];
+    for (std::size_t j = 0; j < nb; ++j) rhs -= h_b_[i * nb + j] * d[j];
+    mu[i] = rhs;
   }
-  reduce::dense::LdltSolve(schur_.data(), schur_d_.data(), schur_perm_.data(), rb, mu_.data(),
-                           solve_work_.data());
+  reduce::dense::LdltSolve<RB>(schur_.data(), schur_d_.data(), schur_perm_.data(), rb, mu,
+                               solve_work_.data());
   for (std::size_t j = 0; j < nb; ++j) {
-    double delta = d_[j];
-    for (std::size_t i = 0; i < rb; ++i) delta += x_t_[i * nb + j] * mu_[i];
+    double delta = d[j];
+    for (std::size_t i = 0; i < rb; ++i) delta += x_t_[i * nb + j] * mu[i];
     delta_[j] = delta;
   }
+}
+
+namespace {
+
+constexpr std::size_t kNb = NewtonProjection::kMaxFixedColumns;
+constexpr std::size_t kRb = NewtonProjection::kMaxFixedRows;
+
+}  // namespace
+
+NewtonProjection::DenseKernels NewtonProjection::DenseKernelsFor(
+    std::size_t nb, std::size_t rb, reduce::dense::Kernels kernels) {
+  // table[rb - 1][nb - 1] = the kernels for <nb, rb>.
+  static constexpr auto table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<DenseKernels, sizeof...(I)>{
+        DenseKernels{&NewtonProjection::BuildDenseSchur<I % kNb + 1, I / kNb + 1>,
+                     &NewtonProjection::FactorDense<I % kNb + 1, I / kNb + 1>,
+                     &NewtonProjection::DenseStep<I % kNb + 1, I / kNb + 1>}...};
+  }(std::make_index_sequence<kNb * kRb>{});
+  if (kernels == reduce::dense::Kernels::kGeneral || nb == 0 || rb == 0 || nb > kNb ||
+      rb > kRb) {
+    return {&NewtonProjection::BuildDenseSchur<0, 0>, &NewtonProjection::FactorDense<0, 0>,
+            &NewtonProjection::DenseStep<0, 0>};
+  }
+  return table[(rb - 1) * kNb + (nb - 1)];
 }
 
 // z_b ← z_b + δ.

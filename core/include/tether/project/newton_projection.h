@@ -66,6 +66,7 @@
 #include "tether/project/projector.h"
 #include "tether/reduce/mass_factor.h"
 #include "tether/reduce/reduced_model.h"
+#include "tether/reduce/small_dense.h"
 #include "tether/reduce/sparse_schur.h"
 
 namespace tether::project {
@@ -80,9 +81,11 @@ struct Block {
 class NewtonProjection {
  public:
   // Allocates for `model` and this block; Project then does not allocate (except for the
-  // message on failure).
+  // message on failure). Dense blocks up to kMaxFixedColumns × kMaxFixedRows run kernels
+  // compiled for their sizes unless `kernels` says general.
   void Resize(const reduce::ReducedModel& model, const Block& block,
-              const ProjectorOptions& options);
+              const ProjectorOptions& options,
+              reduce::dense::Kernels kernels = reduce::dense::Kernels::kFixedSizeWhereSmall);
   // True when the Schur complement is sparse (file comment).
   [[nodiscard]] bool sparse() const { return sparse_.has_value(); }
   // Optional W⁻¹ diagonal over the block (Euclidean only), empty for W = I.
@@ -104,6 +107,11 @@ class NewtonProjection {
   // ν ← 10ν at most this many times per iteration: ν then exceeds S̃'s largest diagonal by
   // 10¹⁷ from its start at 10⁻³ of it, a steepest-descent step shorter than rounding of z.
   static constexpr int kMaxLmTries = 20;
+  // Dense blocks up to this size run kernels compiled for their sizes (unrolled loops, the
+  // same operations in the same order as the general ones, so bitwise the same results): a
+  // pendulum's coupled block is 4 × 2.
+  static constexpr std::size_t kMaxFixedColumns = 8;
+  static constexpr std::size_t kMaxFixedRows = 4;
 
  private:
   bool Evaluate(reduce::ReducedModel& model, double t, std::span<const double> z,
@@ -115,6 +123,21 @@ class NewtonProjection {
               ProjectionReport* report);
   // H_b, X and S = H_b X from H_z.
   void BuildSchur();
+  // The dense path's kernels with nb = NB and rb = RB fixed at compile time (0: run time):
+  // H_b, X, S; S's LDLᵀ and rank test; the Newton or LM step δ.
+  template <std::size_t NB, std::size_t RB>
+  void BuildDenseSchur();
+  template <std::size_t NB, std::size_t RB>
+  bool FactorDense(double threshold);
+  template <std::size_t NB, std::size_t RB>
+  void DenseStep(std::span<const double> z, bool toward_target);
+  struct DenseKernels {
+    void (NewtonProjection::*build)();
+    bool (NewtonProjection::*factor)(double threshold);
+    void (NewtonProjection::*step)(std::span<const double> z, bool toward_target);
+  };
+  static DenseKernels DenseKernelsFor(std::size_t nb, std::size_t rb,
+                                      reduce::dense::Kernels kernels);
   // The sparse path's W⁻¹ over the block (w_inverse_), once per projection by Prepare.
   void SetSparseInverseMetric();
   // S_ii after BuildSchur, H_b δ, and H_b as a dense matrix (failure messages).
@@ -161,6 +184,8 @@ class NewtonProjection {
   std::vector<double> scale_;          // s_i over the block's rows at the last Evaluate
   std::vector<double> delta_;          // δ, nb
   double residual_ = 0.0;
+  double pivot_threshold_ = 0.0;       // RelativePivotThreshold(nb)
+  DenseKernels dense_{};
   // The sparse path (file comment): S, and H_b's non-zeros gathered from h_z_.
   std::optional<reduce::SparseSchur> sparse_;
   std::vector<std::size_t> h_b_source_;  // the index into h_z_ of each non-zero of H_b
