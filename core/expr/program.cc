@@ -271,12 +271,20 @@ std::atomic<std::uint64_t> native_compiled{0};
 std::atomic<std::uint64_t> native_fallbacks{0};
 std::atomic<std::uint64_t> native_bytes{0};
 
-void CheckSizes(const char* who, std::size_t num_in, std::size_t num_out, std::size_t inputs,
-                std::size_t outputs) {
-  if (num_in == inputs && num_out == outputs) return;
+[[noreturn, gnu::noinline]] void FailSizes(const char* who, std::size_t num_in,
+                                           std::size_t num_out, std::size_t inputs,
+                                           std::size_t outputs) {
   Fatal(std::string(who) + ": got " + std::to_string(num_in) + " inputs and " +
         std::to_string(num_out) + " outputs, expected " + std::to_string(inputs) + " and " +
         std::to_string(outputs));
+}
+
+// The check of every evaluation, inlined; the message is built out of line.
+inline void CheckSizes(const char* who, std::size_t num_in, std::size_t num_out,
+                       std::size_t inputs, std::size_t outputs) {
+  if (num_in != inputs || num_out != outputs) [[unlikely]] {
+    FailSizes(who, num_in, num_out, inputs, outputs);
+  }
 }
 
 }  // namespace
