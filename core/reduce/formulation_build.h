@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tether/expr/expr.h"
+#include "tether/reduce/closed_form_multipliers.h"
 #include "tether/reduce/reduced_model.h"
 
 namespace tether::reduce {
@@ -37,6 +38,9 @@ struct FormulationBuild {
   std::string algebraic_jacobian_name = "g_y";  // a singular stage matrix in messages
   // kMultipliers: set when the stage program is in SparseMultipliers' layout.
   std::optional<SparseMultipliers> sparse_multipliers = std::nullopt;
+  // kMultipliers, dense layout: set with the closed-form stage program beside it (by
+  // CompileClosedForm).
+  std::optional<ClosedFormMultipliers> closed_form = std::nullopt;
 
   // F = φ(t, z, w) with G(t, z, w) = 0 (reduced_model.h), in symbols of `context`, and the
   // symbols after [states, t, parameters] the Jacobian program reads (new w, α, β).
@@ -51,6 +55,9 @@ struct FormulationBuild {
   // fixes the operand order of sums (expr.h) and so the rounding of every evaluation.
   void Compile(const std::vector<expr::Expr>& stage, const std::vector<expr::Expr>& invariants,
                const std::vector<expr::Expr>& mass);
+  // Compiles the closed-form stage program (closed_form_multipliers.h) over [inputs, α, β].
+  void CompileClosedForm(const std::vector<expr::Expr>& stage, expr::Expr alpha,
+                         expr::Expr beta);
   // Compiles ∂F/∂z (only when options.jacobian).
   void CompileJacobian(const StageEquations& equations);
   // Imports the model's outputs now rather than in Compile (the order of symbolic work, as

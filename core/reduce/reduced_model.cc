@@ -78,11 +78,15 @@ ReducedModel::~ReducedModel() = default;
 
 void ReducedModel::Allocate() {
   const std::size_t states = model_->num_states();
-  in_.assign(states + 1 + model_->parameters.size(), 0.0);
+  model_inputs_ = states + 1 + model_->parameters.size();
+  in_.assign(model_inputs_ + 2, 0.0);  // [states, t, parameters, α, β]
   for (std::size_t k = 0; k < model_->parameters.size(); ++k) {
     in_[states + 1 + k] = model_->parameters[k].value;
   }
+  in_[model_inputs_] = alpha_;
+  in_[model_inputs_ + 1] = beta_;
   stage_out_.assign(stage_.num_outputs(), 0.0);
+  closed_out_.assign(closed_ ? closed_stage_.num_outputs() : 0, 0.0);
   invariants_out_.assign(invariants_.num_outputs(), 0.0);
   mass_out_.assign(mass_.num_outputs(), 0.0);
   aux_.assign(m_, 0.0);
@@ -99,18 +103,22 @@ void ReducedModel::Allocate() {
 
 void ReducedModel::SetParameters(std::span<const double> values) {
   const std::size_t offset = num_states_ + 1;
-  for (std::size_t k = 0; k < values.size() && offset + k < in_.size(); ++k) {
+  for (std::size_t k = 0; k < values.size() && offset + k < model_inputs_; ++k) {
     in_[offset + k] = values[k];
   }
 }
 
 std::span<const double> ReducedModel::parameters() const {
-  return std::span<const double>(in_).subspan(num_states_ + 1);
+  return model_in().subspan(num_states_ + 1);
 }
 
 void ReducedModel::SetBaumgarte(double alpha, double beta) {
   alpha_ = alpha;
   beta_ = beta;
+  if (in_.size() == model_inputs_ + 2) {
+    in_[model_inputs_] = alpha;
+    in_[model_inputs_ + 1] = beta;
+  }
 }
 
 void ReducedModel::SetAuxiliary(std::span<const double> values) {
@@ -140,7 +148,7 @@ std::string ReducedModel::DescribeNonFinite() const {
   // in_ is [states, t, parameters]; a name that is none of them (der(x) of an implicit
   // model's equations) has no value here.
   auto input = [&](std::size_t i) {
-    return i < in_.size() ? in_[i] : std::numeric_limits<double>::quiet_NaN();
+    return i < model_inputs_ ? in_[i] : std::numeric_limits<double>::quiet_NaN();
   };
   auto value_of = [&](expr::Expr symbol) {
     const std::string& name = cx.symbol_name(symbol);
@@ -213,7 +221,20 @@ bool ReducedModel::Rhs(double t, std::span<const double> z, std::span<double> zd
 
 bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<double> zdot) {
   LoadZ(t, z);
-  stage_.Evaluate(in_, stage_out_);
+  if (closed_) {
+    closed_stage_.Evaluate(in_, closed_out_);
+    ++stage_evaluations_;
+    if (closed_->Holds(closed_out_.data())) {  // [v', λ, s, d]
+      const std::span<const double> out(closed_out_);
+      CopyScalars(out.first(n_), zdot.data() + n_);
+      lambda_[0] = out[n_];
+      aux_[0] = out[n_];
+      CopyScalars(z.subspan(n_, n_), zdot.data());  // q' = v
+      return true;
+    }
+    // The dense layout names what failed (closed_form_multipliers.h).
+  }
+  stage_.Evaluate(model_in(), stage_out_);
   ++stage_evaluations_;
   if (!AllFinite(stage_out_)) return FailNonFinite(t, "the mass matrix, forces or constraints");
   double* vdot = zdot.data() + n_;
@@ -251,7 +272,7 @@ bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span
     std::copy(x.begin(), x.end(), in_.begin());
     std::copy(y.begin(), y.end(), in_.begin() + Ix(nx));
     in_[nx + m] = t;
-    stage_.Evaluate(in_, stage_out_);
+    stage_.Evaluate(model_in(), stage_out_);
     ++stage_evaluations_;
     if (!AllFinite(stage_out_)) return FailNonFinite(t, "the right-hand side or constraints");
     const double* out = stage_out_.data();
@@ -321,7 +342,7 @@ bool ReducedModel::RhsIndex(double t, std::span<const double> z, std::span<doubl
     return true;
   }
   LoadZ(t, z);
-  stage_.Evaluate(in_, stage_out_);
+  stage_.Evaluate(model_in(), stage_out_);
   ++stage_evaluations_;
   if (!AllFinite(stage_out_)) return FailNonFinite(t, "the right-hand side or constraints");
   const double* out = stage_out_.data();
@@ -375,7 +396,7 @@ bool ReducedModel::InvariantValues(double t, std::span<const double> z, std::spa
 
 bool ReducedModel::EvaluateInvariants(double t, std::span<const double> z, std::span<double> h) {
   LoadZ(t, z);
-  invariants_.Evaluate(in_, invariants_out_);
+  invariants_.Evaluate(model_in(), invariants_out_);
   if (!AllFinite(invariants_out_)) return FailNonFinite(t, "the constraints or their Jacobian");
   const std::span<const double> values(invariants_out_);
   CopyScalars(values.first(num_invariants()), h.data());  // H
@@ -385,7 +406,7 @@ bool ReducedModel::EvaluateInvariants(double t, std::span<const double> z, std::
 bool ReducedModel::Mass(double t, std::span<const double> z, std::span<double> m) {
   if (mass_size_ == 0) return true;
   LoadZ(t, z);
-  mass_.Evaluate(in_, m);
+  mass_.Evaluate(model_in(), m);
   if (!AllFinite(m)) return FailNonFinite(t, "the mass matrix");
   return true;
 }
@@ -398,7 +419,7 @@ bool ReducedModel::Residuals(double t, std::span<const double> z, double* positi
   for (const ResidualLevel& level : residual_levels_) rows += level.count;
   if (rows == 0) return true;
   LoadZ(t, z);
-  invariants_.Evaluate(in_, invariants_out_);
+  invariants_.Evaluate(model_in(), invariants_out_);
   const std::span<const double> out(invariants_out_);
   for (std::size_t k = 0; k < residual_levels_.size(); ++k) {
     const ResidualLevel& level = residual_levels_[k];
@@ -426,7 +447,7 @@ void ReducedModel::SetFullState(std::span<const double> state, std::span<double>
 bool ReducedModel::Outputs(double t, std::span<const double> state, std::span<double> out) {
   if (out.empty()) return true;
   LoadState(t, state);
-  outputs_.Evaluate(in_, out);
+  outputs_.Evaluate(model_in(), out);
   return true;
 }
 

@@ -120,6 +120,8 @@ void ReducedModel::Apply(const FormulationBuild& build) {
   residual_levels_ = build.residual_levels;
   algebraic_jacobian_name_ = build.algebraic_jacobian_name;
   sparse_ = build.sparse_multipliers;
+  closed_ = build.closed_form;
+  if (!closed_stage_.has_native_code()) closed_.reset();  // no machine code: not worth it
   CompileInvariants(build);
 }
 
@@ -172,6 +174,13 @@ void FormulationBuild::Compile(const std::vector<Expr>& stage, const std::vector
   invariant_expressions = invariants;  // compiled by Apply, once invariant_blocks are known
   reduced.mass_ = expr::Compile(context, mass, inputs);
   reduced.outputs_ = expr::Compile(context, imported_outputs, inputs);
+}
+
+void FormulationBuild::CompileClosedForm(const std::vector<Expr>& stage, Expr alpha, Expr beta) {
+  std::vector<Expr> closed_inputs = inputs;
+  closed_inputs.push_back(alpha);
+  closed_inputs.push_back(beta);
+  reduced.closed_stage_ = expr::Compile(context, stage, closed_inputs);
 }
 
 void FormulationBuild::ImportOutputs() {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "reduce/formulation_build.h"
+#include "tether/expr/program.h"
 
 namespace tether::reduce {
 
@@ -78,6 +79,17 @@ void MechanicalFormulation::Build(FormulationBuild& b) const {
     Append(&stage, a);
     Append(&stage, phi);
     Append(&stage, h);
+  }
+  // The closed form pays as machine code only: interpreted, its divisions and loads cost more
+  // than DenseMultipliers' compiled loops.
+  if (!b.sparse_multipliers && b.options.linear_algebra == LinearAlgebra::kAuto &&
+      expr::NativeCodeEnabled() && ClosedFormMultipliers::Applies(cx, mass, n, m)) {
+    const Expr alpha = cx.Symbol("$alpha");
+    const Expr beta = cx.Symbol("$beta");
+    b.closed_form = ClosedFormMultipliers(n);
+    b.CompileClosedForm(ClosedFormMultipliers::StageOutputs(cx, mass, forces, phi_q[0], a[0],
+                                                            phi[0], h[0], alpha, beta),
+                        alpha, beta);
   }
   std::vector<Expr> invariants = phi;  // Φ, h, Φ_q, h_q
   Append(&invariants, h);

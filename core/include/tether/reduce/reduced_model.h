@@ -9,7 +9,8 @@
 //     λ = S⁻¹(−(a + 2αh + β²Φ) − Φ_q M⁻¹ f), v' = M⁻¹(f + Φ_qᵀ λ), S = Φ_q M⁻¹ Φ_qᵀ, q' = v;
 //     by DenseMultipliers, or by SparseMultipliers for a diagonal M
 //     (ReduceOptions::linear_algebra; the stage program then computes M's diagonal and Φ_q's
-//     structural non-zeros only).
+//     structural non-zeros only), or in closed form for one constraint and a diagonal M
+//     (ClosedFormMultipliers: the program computes λ and v' itself).
 //   StageKernel::kAlgebraicNewton, x' = f(x, y, t) with y from the level c(x, y, t) = 0
 //     (stage program: f, c, c_x, c_y, c_t), by AlgebraicMode:
 //     kSolve (default, §20.1 addendum): z = x; every stage solves c(x,y,t) = 0 for y by Newton
@@ -57,6 +58,7 @@
 #include "tether/expr/program.h"
 #include "tether/model/model.h"
 #include "tether/reduce/formulation.h"
+#include "tether/reduce/closed_form_multipliers.h"
 #include "tether/reduce/dense_multipliers.h"
 #include "tether/reduce/sparse_multipliers.h"
 
@@ -72,7 +74,8 @@ enum class AlgebraicMode {
 
 // How the mechanical stage kernel (kMultipliers) solves for λ; the other kernels are dense.
 enum class LinearAlgebra {
-  kAuto,    // sparse where SparseMultipliers::Pays() for the model's pattern, else dense
+  kAuto,    // sparse where SparseMultipliers::Pays() for the model's pattern, else closed form
+            // where ClosedFormMultipliers applies and native code is on, else dense
   kDense,   // DenseMultipliers (tether/reduce/dense_multipliers.h)
   kSparse,  // SparseMultipliers (tether/reduce/sparse_multipliers.h): needs a mass matrix
             // whose off-diagonal entries are all the constant 0
@@ -143,6 +146,8 @@ class ReducedModel {
   // n for mechanical (W = diag(M, M) is available), 0 otherwise.
   [[nodiscard]] std::size_t mass_size() const { return mass_size_; }
   [[nodiscard]] std::size_t num_states() const { return num_states_; }
+  // True when the stage program computes λ and v' in closed form (ClosedFormMultipliers).
+  [[nodiscard]] bool closed_form_multipliers() const { return closed_.has_value(); }
   // True when the stage kernel solves for λ by SparseMultipliers (ReduceOptions::linear_algebra).
   [[nodiscard]] bool sparse_multipliers() const { return sparse_.has_value(); }
   // The constraint name each invariant row comes from (Φ_i and h_i share one).
@@ -312,12 +317,21 @@ class ReducedModel {
   expr::Program mass_;        // mechanical: M
   expr::Program outputs_;
 
-  std::vector<double> in_;  // [states, t, parameters]
+  std::vector<double> in_;  // [states, t, parameters, α, β]
+  std::size_t model_inputs_ = 0;  // every program but closed_stage_ reads the first ones
+  [[nodiscard]] std::span<const double> model_in() const {
+    return std::span<const double>(in_).first(model_inputs_);
+  }
   std::vector<double> stage_out_;
   std::vector<double> invariants_out_;
   std::vector<double> mass_out_;
   std::vector<double> aux_;
 
+  // The closed-form multiplier, when the formulation chose it: closed_stage_ computes v' and λ
+  // over in_ with α and β (closed_form_multipliers.h); stage_ stays for the diagnosis.
+  std::optional<ClosedFormMultipliers> closed_;
+  expr::Program closed_stage_;
+  std::vector<double> closed_out_;
   // The sparse multiplier solve, when the formulation chose it; the stage program is then in
   // its layout (sparse_multipliers.h).
   std::optional<SparseMultipliers> sparse_;
