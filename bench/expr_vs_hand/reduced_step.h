@@ -1,13 +1,15 @@
-// The same RK4 + coupled-projection step as HandPendulum, but with every model quantity from
-// tether's compiled programs through reduce::ReducedModel (Rhs: one program evaluation plus
-// the Schur solve for λ; Invariants: H and H_z), and the KKT solve in Eigen. The algorithm is
-// line for line that of HandPendulum, so the ratio of their times is the price of generality.
+// The same RK4 + coupled-projection step as HandPendulum, with every model quantity from
+// tether's compiled programs and the service's own projection: the stages call
+// reduce::ReducedModel::Rhs (one program evaluation plus the multiplier solve) in the scalar
+// loops of integrate::Rk4, and the step ends in project::NewtonProjection (coupled over all of
+// z, Euclidean, its scaled stopping rule at the same tolerance, without the polishing
+// correction). The ratio of their times is the price of generality.
 #pragma once
 
 #include <span>
+#include <vector>
 
-#include <Eigen/Dense>
-
+#include "tether/project/newton_projection.h"
 #include "tether/reduce/reduced_model.h"
 
 namespace tether::bench {
@@ -22,16 +24,15 @@ class ReducedStep {
   int Step(double h, std::span<double> z);
   // The RK4 step alone; false when an evaluation fails.
   bool Advance(double h, std::span<double> z);
+  // The projection alone, as Step.
   int Project(std::span<double> z);
 
  private:
   reduce::ReducedModel& reduced_;
-  double tolerance_;
-  int max_iterations_;
-  Eigen::VectorXd k1_, k2_, k3_, k4_, stage_, target_, gap_, h_, mu_;
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> h_z_;
-  Eigen::MatrixXd schur_;
-  Eigen::LDLT<Eigen::MatrixXd> ldlt_;
+  project::NewtonProjection projection_;
+  project::ProjectionReport report_;
+  std::vector<double> k_;      // k1 … k4, 4 × n
+  std::vector<double> stage_;  // z + c h k, n
 };
 
 }  // namespace tether::bench
