@@ -56,27 +56,27 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
       block_atol_.push_back(atol.size() == cols_ ? atol[j] : atol.front());
     }
   }
-  sparse_.reset();
+  // H_b's entries: H_z's structural non-zeros in the block's rows and columns, in CSR order.
+  const reduce::SparseSchur::Pattern& h_z = model.invariant_jacobian_pattern();
+  reduce::SparseSchur::Pattern h_b;
+  h_b.rows = rb;
+  h_b.cols = nb;
+  h_b.row_start.push_back(0);
   h_b_source_.clear();
-  if (model.sparse_multipliers()) {
-    const reduce::SparseSchur::Pattern& h_z = model.invariant_jacobian_pattern();
-    reduce::SparseSchur::Pattern h_b;  // H_z's rows and columns of the block
-    h_b.rows = rb;
-    h_b.cols = nb;
-    h_b.row_start.push_back(0);
-    for (std::size_t i = block.row_begin; i < block.row_end; ++i) {
-      for (int p = h_z.row_start[i]; p < h_z.row_start[i + 1]; ++p) {
-        const auto j = static_cast<std::size_t>(h_z.col[static_cast<std::size_t>(p)]);
-        if (j < block.col_begin || j >= block.col_end) continue;
-        h_b.col.push_back(static_cast<int>(j - block.col_begin));
-        h_b_source_.push_back(static_cast<std::size_t>(p));
-      }
-      h_b.row_start.push_back(static_cast<int>(h_b.col.size()));
+  h_b_target_.clear();
+  for (std::size_t i = block.row_begin; i < block.row_end; ++i) {
+    for (int p = h_z.row_start[i]; p < h_z.row_start[i + 1]; ++p) {
+      const auto j = static_cast<std::size_t>(h_z.col[static_cast<std::size_t>(p)]);
+      if (j < block.col_begin || j >= block.col_end) continue;
+      h_b.col.push_back(static_cast<int>(j - block.col_begin));
+      h_b_source_.push_back(static_cast<std::size_t>(p));
+      h_b_target_.push_back((i - block.row_begin) * nb + (j - block.col_begin));
     }
-    sparse_.emplace(std::move(h_b));
+    h_b.row_start.push_back(static_cast<int>(h_b.col.size()));
   }
-  // H_z: its structural non-zeros on the sparse path, else dense.
-  h_z_.assign(sparse_ ? model.invariant_jacobian_pattern().col.size() : rows_ * cols_, 0.0);
+  sparse_.reset();
+  if (model.sparse_multipliers()) sparse_.emplace(std::move(h_b));
+  h_z_.assign(h_z.col.size(), 0.0);  // H_z's structural non-zeros
   const std::size_t dense_rb = sparse_ ? 0 : rb;  // the dense path's arrays
   h_b_.assign(dense_rb * nb, 0.0);
   x_t_.assign(dense_rb * nb, 0.0);
@@ -108,10 +108,10 @@ bool NewtonProjection::Fail(ProjectionStatus status, std::string message,
   return false;
 }
 
-// H and H_z (its non-zeros on the sparse path) into h_, h_z_.
+// H and H_z's structural non-zeros into h_, h_z_.
 bool NewtonProjection::EvaluateInvariants(reduce::ReducedModel& model, double t,
                                           std::span<const double> z) {
-  return sparse_ ? model.InvariantValues(t, z, h_, h_z_) : model.Invariants(t, z, h_, h_z_);
+  return model.InvariantValues(t, z, h_, h_z_);
 }
 
 // H, H_z at z; the scaled residual over the block's rows; the unscaled residual norms.
@@ -125,14 +125,9 @@ bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
   const reduce::SparseSchur::Pattern& pattern = model.invariant_jacobian_pattern();
   for (std::size_t i = block_.row_begin; i < block_.row_end; ++i) {
     double scale = 0.0;
-    if (sparse_) {
-      for (int p = pattern.row_start[i]; p < pattern.row_start[i + 1]; ++p) {
-        const auto k = static_cast<std::size_t>(p);
-        scale += std::abs(h_z_[k] * z[static_cast<std::size_t>(pattern.col[k])]);
-      }
-    } else {
-      const double* row = h_z_.data() + i * cols_;
-      for (std::size_t j = 0; j < cols_; ++j) scale += std::abs(row[j] * z[j]);
+    for (int p = pattern.row_start[i]; p < pattern.row_start[i + 1]; ++p) {
+      const auto k = static_cast<std::size_t>(p);
+      scale += std::abs(h_z_[k] * z[static_cast<std::size_t>(pattern.col[k])]);
     }
     scale_[i - block_.row_begin] = std::max(1.0, 0.5 * scale);
     residual_ = std::max(residual_, std::abs(h_[i]) / scale_[i - block_.row_begin]);
@@ -193,12 +188,10 @@ template <std::size_t NB, std::size_t RB>
 void NewtonProjection::BuildDenseSchur() {
   const std::size_t nb = reduce::dense::SizeOf<NB>(d_.size());
   const std::size_t rb = reduce::dense::SizeOf<RB>(mu_.size());
-  const double* h_z = h_z_.data() + block_.row_begin * cols_ + block_.col_begin;
   double* h_b = h_b_.data();
   double* x_t = x_t_.data();
-  for (std::size_t i = 0; i < rb; ++i) {
-    for (std::size_t j = 0; j < nb; ++j) h_b[i * nb + j] = h_z[i * cols_ + j];
-  }
+  for (std::size_t k = 0; k < rb * nb; ++k) h_b[k] = 0.0;
+  for (std::size_t p = 0; p < h_b_source_.size(); ++p) h_b[h_b_target_[p]] = h_z_[h_b_source_[p]];
   for (std::size_t k = 0; k < rb * nb; ++k) x_t[k] = h_b[k];
   ApplyInverseMetric();
   for (std::size_t i = 0; i < rb; ++i) {  // S = H_b X, symmetric
@@ -357,7 +350,7 @@ void NewtonProjection::Correct(std::span<double> z) {
 bool NewtonProjection::Prepare(reduce::ReducedModel& model, double t, std::span<const double> z,
                                ProjectionReport* report) {
   const std::size_t c0 = block_.col_begin;
-  std::copy(z.begin() + Ix(c0), z.begin() + Ix(block_.col_end), target_.begin());  // x̃_b
+  reduce::dense::CopyScalars(z.subspan(c0, target_.size()), target_.data());  // x̃_b
   if (options_.metric == Metric::kWeighted) SetErrorWeights();
   if (n_ > 0) {
     if (!model.Mass(t, z, mass_)) {

@@ -27,21 +27,6 @@ bool AllFinite(std::span<const double> values) {
   return std::all_of(values.begin(), values.end(), [](double x) { return std::isfinite(x); });
 }
 
-// dst ← src element by element, for the few values a stage moves (z into the program's inputs,
-// H and λ out). The values were typically just stored by vector code (a stepper's stage
-// arithmetic) or one by one (the programs' machine code); the wide loads of a memmove
-// straddle those stores and wait for them to retire, while scalar loads take their values
-// directly. The empty asm keeps the compiler from turning the loop back into a memmove.
-void CopyScalars(std::span<const double> src, double* dst) {
-  for (std::size_t i = 0; i < src.size(); ++i) {
-    double value = src[i];
-#if defined(__GNUC__) && defined(__x86_64__)
-    asm("" : "+x"(value));
-#endif
-    dst[i] = value;
-  }
-}
-
 double MaxAbs(std::span<const double> values) {
   double largest = 0.0;
   for (double x : values) largest = std::max(largest, std::abs(x));
@@ -208,7 +193,7 @@ void ReducedModel::LoadState(double t, std::span<const double> state) {
 }
 
 void ReducedModel::LoadZ(double t, std::span<const double> z) {
-  CopyScalars(z, in_.data());
+  dense::CopyScalars(z, in_.data());
   if (kernel_ == StageKernel::kAlgebraicNewton && options_.algebraic == AlgebraicMode::kSolve) {
     std::copy(aux_.begin(), aux_.end(), in_.begin() + Ix(n_));
   }
@@ -226,10 +211,10 @@ bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<
     ++stage_evaluations_;
     if (closed_->Holds(closed_out_.data())) {  // [v', λ, s, d]
       const std::span<const double> out(closed_out_);
-      CopyScalars(out.first(n_), zdot.data() + n_);
+      dense::CopyScalars(out.first(n_), zdot.data() + n_);
       lambda_[0] = out[n_];
       aux_[0] = out[n_];
-      CopyScalars(z.subspan(n_, n_), zdot.data());  // q' = v
+      dense::CopyScalars(z.subspan(n_, n_), zdot.data());  // q' = v
       return true;
     }
     // The dense layout names what failed (closed_form_multipliers.h).
@@ -247,8 +232,8 @@ bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<
     case MultiplierStatus::kSingular:
       return FailSingularRows(t, JacobianOfStage(), "Φ_q M⁻¹ Φ_qᵀ");
   }
-  CopyScalars(lambda_, aux_.data());
-  CopyScalars(z.subspan(n_, n_), zdot.data());  // q' = v
+  dense::CopyScalars(lambda_, aux_.data());
+  dense::CopyScalars(z.subspan(n_, n_), zdot.data());  // q' = v
   return true;
 }
 
@@ -389,8 +374,9 @@ bool ReducedModel::InvariantValues(double t, std::span<const double> z, std::spa
                                    std::span<double> values) {
   if (num_invariants() == 0) return true;
   if (!EvaluateInvariants(t, z, h)) return false;
-  std::copy_n(invariants_out_.begin() + Ix(invariant_prefix_), invariant_pattern_.col.size(),
-              values.begin());
+  const std::span<const double> out(invariants_out_);
+  const std::size_t nonzeros = invariant_pattern_.col.size();
+  dense::CopyScalars(out.subspan(invariant_prefix_, nonzeros), values.data());
   return true;
 }
 
@@ -399,7 +385,7 @@ bool ReducedModel::EvaluateInvariants(double t, std::span<const double> z, std::
   invariants_.Evaluate(model_in(), invariants_out_);
   if (!AllFinite(invariants_out_)) return FailNonFinite(t, "the constraints or their Jacobian");
   const std::span<const double> values(invariants_out_);
-  CopyScalars(values.first(num_invariants()), h.data());  // H
+  dense::CopyScalars(values.first(num_invariants()), h.data());  // H
   return true;
 }
 

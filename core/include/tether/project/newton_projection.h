@@ -165,7 +165,7 @@ class NewtonProjection {
   std::size_t cols_ = 0;  // N
   std::size_t rows_ = 0;  // all invariants
   std::vector<double> h_;
-  std::vector<double> h_z_;  // row-major rows_ × cols_, or its structural non-zeros (sparse)
+  std::vector<double> h_z_;  // H_z's structural non-zeros (ReducedModel::InvariantValues)
   std::vector<double> target_;
   std::vector<double> mass_;
   std::vector<double> inverse_weights_;
@@ -186,9 +186,11 @@ class NewtonProjection {
   double residual_ = 0.0;
   double pivot_threshold_ = 0.0;       // RelativePivotThreshold(nb)
   DenseKernels dense_{};
+  // H_b's structural non-zeros: where each is in h_z_, and (dense path) in the row-major h_b_.
+  std::vector<std::size_t> h_b_source_;
+  std::vector<std::size_t> h_b_target_;
   // The sparse path (file comment): S, and H_b's non-zeros gathered from h_z_.
   std::optional<reduce::SparseSchur> sparse_;
-  std::vector<std::size_t> h_b_source_;  // the index into h_z_ of each non-zero of H_b
   std::vector<double> h_b_values_;       // H_b's non-zeros at the last BuildSchur
   std::vector<double> w_inverse_;        // W⁻¹'s diagonal over the block, nb
   std::vector<double> h_b_d_;            // H_b d, rb

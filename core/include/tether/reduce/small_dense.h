@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <span>
 #include <utility>
 
 namespace tether::reduce::dense {
@@ -21,6 +22,21 @@ namespace tether::reduce::dense {
 // small enough (the default), or the general ones (the reference the others are tested
 // against).
 enum class Kernels { kFixedSizeWhereSmall, kGeneral };
+
+// dst ← src element by element, for the few values a stage or a projection moves (a state into
+// a program's inputs, its outputs out). The values were typically just stored by vector code
+// (a stepper's stage arithmetic) or one by one (the programs' machine code); the wide loads of
+// a memmove straddle those stores and wait for them to retire, while scalar loads take their
+// values directly. The empty asm keeps the compiler from turning the loop back into a memmove.
+inline void CopyScalars(std::span<const double> src, double* dst) {
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    double value = src[i];
+#if defined(__GNUC__) && defined(__x86_64__)
+    asm("" : "+x"(value));
+#endif
+    dst[i] = value;
+  }
+}
 
 // The size a kernel runs with: N when fixed at compile time, else the run-time n.
 template <std::size_t N>
