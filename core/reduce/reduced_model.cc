@@ -130,7 +130,7 @@ std::string ReducedModel::DescribeNonFinite() const {
   const model::Model& model = *model_;
   const expr::Context& cx = *model.context;
   const std::vector<const model::Variable*> states = model.states();
-  // in_ is [states, t, parameters]; a name that is none of them (der(x) of an implicit
+  // in_ starts [states, t, parameters]; a name that is none of them (der(x) of an implicit
   // model's equations) has no value here.
   auto input = [&](std::size_t i) {
     return i < model_inputs_ ? in_[i] : std::numeric_limits<double>::quiet_NaN();
