@@ -37,9 +37,6 @@ class DenseMultipliers {
   // Whether Solve runs loops compiled for this system's sizes.
   [[nodiscard]] bool fixed_size() const { return fixed_size_; }
 
-  // The stage program's size in the dense layout.
-  [[nodiscard]] std::size_t stage_size() const { return n_ * n_ + n_ + m_ * n_ + 3 * m_; }
-
   // λ (m) and v' (n) from one evaluation of the stage program in the dense layout.
   MultiplierStatus Solve(const double* stage, double alpha, double beta, double* vdot,
                          double* lambda) {
