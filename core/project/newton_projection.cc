@@ -39,7 +39,7 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
                               const ProjectorOptions& options, reduce::dense::Kernels kernels) {
   block_ = block;
   options_ = options;
-  cols_ = model.ode_size();
+  const std::size_t cols = model.ode_size();
   rows_ = model.num_invariants();
   n_ = options.metric == Metric::kMass ? model.mass_size() : 0;
   const std::size_t nb = block.col_end - block.col_begin;
@@ -53,7 +53,7 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
     inverse_weights_.assign(nb, 1.0);
     const std::vector<double>& atol = options.weight_atol;
     for (std::size_t j = block.col_begin; j < block.col_end; ++j) {
-      block_atol_.push_back(atol.size() == cols_ ? atol[j] : atol.front());
+      block_atol_.push_back(atol.size() == cols ? atol[j] : atol.front());
     }
   }
   // H_b's entries: H_z's structural non-zeros in the block's rows and columns, in CSR order.
@@ -194,14 +194,7 @@ void NewtonProjection::BuildDenseSchur() {
   for (std::size_t p = 0; p < h_b_source_.size(); ++p) h_b[h_b_target_[p]] = h_z_[h_b_source_[p]];
   for (std::size_t k = 0; k < rb * nb; ++k) x_t[k] = h_b[k];
   ApplyInverseMetric();
-  for (std::size_t i = 0; i < rb; ++i) {  // S = H_b X, symmetric
-    for (std::size_t j = 0; j <= i; ++j) {
-      double sum = 0.0;
-      for (std::size_t k = 0; k < nb; ++k) sum += h_b[i * nb + k] * x_t[j * nb + k];
-      schur_[i * rb + j] = sum;
-      schur_[j * rb + i] = sum;
-    }
-  }
+  reduce::dense::SymmetricProduct<NB, RB>(h_b, x_t, rb, nb, schur_.data());  // S = H_b X
 }
 
 // W⁻¹ = diag(M⁻¹, M⁻¹, …) with M diagonal (the sparse path's models), the weights, or I.

@@ -1,7 +1,6 @@
 #include "tether/reduce/dense_multipliers.h"
 
 #include <array>
-#include <cmath>
 #include <utility>
 
 #include "tether/reduce/rank.h"
@@ -44,26 +43,20 @@ MultiplierStatus DenseMultipliers::SolveSized(DenseMultipliers& self, const doub
   double* x = self.minv_jt_.data();
   for (std::size_t k = 0; k < m * n; ++k) x[k] = phi_q[k];
   for (std::size_t i = 0; i < m; ++i) self.mass_factor_.Solve<N>(x + i * n);
-  if constexpr (M == 1) {  // S = s: its LDLᵀ is D = s, judged as LdltIsRankDeficient does
+  if constexpr (M == 1) {  // S = s: its LDLᵀ is D = s
     double s = 0.0;
     double rhs = -(a[0] + 2.0 * alpha * h[0] + beta * beta * phi[0]);
     for (std::size_t k = 0; k < n; ++k) {
       s += phi_q[k] * x[k];
       rhs -= phi_q[k] * w[k];
     }
-    const double d = std::abs(s);
-    if (!(d > 0.0) || d <= self.pivot_threshold_ * d) return MultiplierStatus::kSingular;
+    if (dense::LdltIsRankDeficient<1>(&s, 1, self.pivot_threshold_)) {
+      return MultiplierStatus::kSingular;
+    }
     lambda[0] = rhs / s;
   } else {
     double* schur = self.schur_.data();
-    for (std::size_t i = 0; i < m; ++i) {
-      for (std::size_t j = 0; j <= i; ++j) {
-        double sum = 0.0;
-        for (std::size_t k = 0; k < n; ++k) sum += phi_q[i * n + k] * x[j * n + k];
-        schur[i * m + j] = sum;
-        schur[j * m + i] = sum;
-      }
-    }
+    dense::SymmetricProduct<N, M>(phi_q, x, m, n, schur);
     dense::Ldlt<M>(schur, m, self.schur_d_.data(), self.schur_perm_.data());
     if (dense::LdltIsRankDeficient<M>(self.schur_d_.data(), m, self.pivot_threshold_)) {
       return MultiplierStatus::kSingular;

@@ -162,7 +162,6 @@ class NewtonProjection {
   Block block_;
   ProjectorOptions options_;
   std::size_t n_ = 0;     // mass-matrix size (0: no mass metric)
-  std::size_t cols_ = 0;  // N
   std::size_t rows_ = 0;  // all invariants
   std::vector<double> h_;
   std::vector<double> h_z_;  // H_z's structural non-zeros (ReducedModel::InvariantValues)

@@ -44,6 +44,23 @@ constexpr std::size_t SizeOf(std::size_t n) {
   return N > 0 ? N : n;
 }
 
+// S = A Xᵀ for row-major m × n A and X where S is known to be symmetric (X = A W⁻¹ with W
+// symmetric): the lower triangle's inner products, mirrored into the upper one.
+template <std::size_t N = 0, std::size_t M = 0>
+void SymmetricProduct(const double* a, const double* x, std::size_t m_run, std::size_t n_run,
+                      double* s) {
+  const std::size_t m = SizeOf<M>(m_run);
+  const std::size_t n = SizeOf<N>(n_run);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      double sum = 0.0;
+      for (std::size_t k = 0; k < n; ++k) sum += a[i * n + k] * x[j * n + k];
+      s[i * m + j] = sum;
+      s[j * m + i] = sum;
+    }
+  }
+}
+
 // Cholesky A = L Lᵀ of the symmetric positive definite row-major n × n `a`, in place: the lower
 // triangle becomes L (the strict upper triangle is left as it was). False iff a pivot is not
 // > 0, i.e. A is not positive definite (or holds a NaN).
