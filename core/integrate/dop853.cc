@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "integrate/stage.h"
 
@@ -129,6 +130,59 @@ constexpr std::array<std::array<double, 16>, 4> kD = {{
 
 constexpr std::size_t kEndStage = 12;  // k13 = F(t + h, x_new), 0-based
 
+using StageTable = std::array<const double*, Dop853::kStages>;
+
+// Σ_j w_j k_j[i] over a compile-time row w = Row::kWeights, in j order, with the zero weights
+// left out: the same sum as the full loop (a zero term adds an exact zero to a finite sum, and
+// every stage is finite, stage.h) without dop853.f's many multiplications by zero, unrolled.
+template <typename Row, std::size_t... J>
+double RowSum(const StageTable& k, std::size_t i, std::index_sequence<J...> /*unused*/) {
+  double sum = 0.0;
+  ((Row::kWeights[J] != 0.0 ? void(sum += Row::kWeights[J] * k[J][i]) : void()), ...);
+  return sum;
+}
+
+template <typename Row>
+double RowSum(const StageTable& k, std::size_t i) {
+  return RowSum<Row>(k, i, std::make_index_sequence<Row::kWeights.size()>{});
+}
+
+template <std::size_t S>
+struct ARow {  // stage S's argument weights a_S,j, j < S
+  static constexpr std::array<double, S> kWeights = [] {
+    std::array<double, S> w{};
+    for (std::size_t j = 0; j < S; ++j) w[j] = kA[S][j];
+    return w;
+  }();
+};
+struct E5Row {
+  static constexpr const std::array<double, 12>& kWeights = kE5;
+};
+template <std::size_t R>
+struct DRow {
+  static constexpr const std::array<double, 16>& kWeights = kD[R];
+};
+
+// work ← x + h Σ_{j<S} a_Sj k_j.
+template <std::size_t S>
+void StageArgument(std::span<const double> x, const StageTable& k, double h,
+                   std::span<double> work) {
+  for (std::size_t i = 0; i < x.size(); ++i) work[i] = x[i] + h * RowSum<ARow<S>>(k, i);
+}
+
+using StageArgumentFn = void (*)(std::span<const double>, const StageTable&, double,
+                                 std::span<double>);
+
+template <std::size_t... S>
+constexpr std::array<StageArgumentFn, sizeof...(S)> StageArguments(
+    std::index_sequence<S...> /*unused*/) {
+  return {&StageArgument<S>...};
+}
+
+// StageArgument<S> by stage, S = 0…15 (S = 12 writes x_new).
+constexpr std::array<StageArgumentFn, Dop853::kStages> kStageArgument =
+    StageArguments(std::make_index_sequence<Dop853::kStages>{});
+
 }  // namespace
 
 std::unique_ptr<Stepper> Dop853::Clone() const { return std::make_unique<Dop853>(*this); }
@@ -155,14 +209,9 @@ std::span<double> Dop853::StageOut(std::size_t s) {
 
 StepStatus Dop853::ComputeStages(OdeSystem& system, double t, double h, std::size_t first,
                                  std::size_t last, int* evaluations) {
-  const std::span<const double> x = x0();
-  const std::array<const double*, kStages> k = Stages();
+  const StageTable k = Stages();
   for (std::size_t s = first; s <= last; ++s) {
-    for (std::size_t i = 0; i < n_; ++i) {  // argument ← x + h Σ_{j<s} a_sj k_j
-      double sum = 0.0;
-      for (std::size_t j = 0; j < s; ++j) sum += kA[s][j] * k[j][i];
-      work_[i] = x[i] + h * sum;
-    }
+    kStageArgument[s](x0(), k, h, work_);
     const StepStatus status = EvaluateStage(system, t + kC[s] * h, work_, StageOut(s), evaluations);
     if (status != StepStatus::kAccepted) return status;
   }
@@ -173,31 +222,21 @@ StepStatus Dop853::Attempt(OdeSystem& system, double t, double h, std::span<doub
                            double* err, int* evaluations) {
   const StepStatus status = ComputeStages(system, t, h, 1, 11, evaluations);
   if (status != StepStatus::kAccepted) return status;
-  const std::span<const double> x = x0();
-  const std::array<const double*, kStages> k = Stages();
-  for (std::size_t i = 0; i < n_; ++i) {  // x_new ← x + h Σ b_j k_j, b = row 13 of a
-    double sum = 0.0;
-    for (std::size_t j = 0; j < kEndStage; ++j) sum += kA[kEndStage][j] * k[j][i];
-    x_new[i] = x[i] + h * sum;
-  }
+  kStageArgument[kEndStage](x0(), Stages(), h, x_new);  // x_new ← x + h Σ b_j k_j
   if (err != nullptr) *err = ErrorNorm(h, x_new);
   return StepStatus::kAccepted;
 }
 
 double Dop853::ErrorNorm(double h, std::span<const double> x_new) const {
   const std::span<const double> x = x0();
-  const std::array<const double*, kStages> k = Stages();
+  const StageTable k = Stages();
   double e5_sum = 0.0;
   double e3_sum = 0.0;
   for (std::size_t i = 0; i < n_; ++i) {
     const double sk = options().AbsoluteTolerance(i) +
                       options().rtol * std::max(std::abs(x[i]), std::abs(x_new[i]));
-    double b_sum = 0.0;
-    double e5 = 0.0;
-    for (std::size_t j = 0; j < kEndStage; ++j) {
-      b_sum += kA[kEndStage][j] * k[j][i];
-      e5 += kE5[j] * k[j][i];
-    }
+    const double b_sum = RowSum<ARow<kEndStage>>(k, i);
+    const double e5 = RowSum<E5Row>(k, i);
     const double e3 = b_sum - kBhh1 * k[0][i] - kBhh9 * k[8][i] - kBhh12 * k[11][i];
     e5_sum += (e5 / sk) * (e5 / sk);
     e3_sum += (e3 / sk) * (e3 / sk);
@@ -212,7 +251,7 @@ StepStatus Dop853::Finish(OdeSystem& system, double t, double h, std::span<const
   StepStatus status = EvaluateStage(system, t + h, x_new, f_end(), evaluations);  // k13
   if (status != StepStatus::kAccepted) return status;
   {  // stages 12 and 13 share the abscissa t + h: x̃ = work_ (stage 12's argument), x̂ = x_new
-    const std::array<const double*, kStages> k = Stages();
+    const StageTable k = Stages();
     double numerator = 0.0;
     double denominator = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
@@ -224,18 +263,17 @@ StepStatus Dop853::Finish(OdeSystem& system, double t, double h, std::span<const
   status = ComputeStages(system, t, h, kEndStage + 1, kStages - 1, evaluations);  // k14…k16
   if (status != StepStatus::kAccepted) return status;
   const std::span<const double> x = x0();
-  const std::array<const double*, kStages> k = Stages();
+  const StageTable k = Stages();
   for (std::size_t i = 0; i < n_; ++i) {
     const double delta = x_new[i] - x[i];
     const double r2 = h * k[0][i] - delta;
     dense_[i] = delta;
     dense_[n_ + i] = r2;
     dense_[2 * n_ + i] = delta - h * k[kEndStage][i] - r2;
-    for (std::size_t r = 0; r < 4; ++r) {
-      double sum = 0.0;
-      for (std::size_t j = 0; j < kStages; ++j) sum += kD[r][j] * k[j][i];
-      dense_[(3 + r) * n_ + i] = h * sum;
-    }
+    dense_[3 * n_ + i] = h * RowSum<DRow<0>>(k, i);
+    dense_[4 * n_ + i] = h * RowSum<DRow<1>>(k, i);
+    dense_[5 * n_ + i] = h * RowSum<DRow<2>>(k, i);
+    dense_[6 * n_ + i] = h * RowSum<DRow<3>>(k, i);
   }
   return StepStatus::kAccepted;
 }
