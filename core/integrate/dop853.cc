@@ -130,21 +130,21 @@ constexpr std::array<std::array<double, 16>, 4> kD = {{
 
 constexpr std::size_t kEndStage = 12;  // k13 = F(t + h, x_new), 0-based
 
-using StageTable = std::array<const double*, Dop853::kStages>;
-
 // Σ_j w_j k_j[i] over a compile-time row w = Row::kWeights, in j order, with the zero weights
 // left out: the same sum as the full loop (a zero term adds an exact zero to a finite sum, and
 // every stage is finite, stage.h) without dop853.f's many multiplications by zero, unrolled.
+// Stage j of component i is k[j·n + i].
 template <typename Row, std::size_t... J>
-double RowSum(const StageTable& k, std::size_t i, std::index_sequence<J...> /*unused*/) {
+double RowSum(const double* k, std::size_t n, std::size_t i,
+              std::index_sequence<J...> /*unused*/) {
   double sum = 0.0;
-  ((Row::kWeights[J] != 0.0 ? void(sum += Row::kWeights[J] * k[J][i]) : void()), ...);
+  ((Row::kWeights[J] != 0.0 ? void(sum += Row::kWeights[J] * k[J * n + i]) : void()), ...);
   return sum;
 }
 
 template <typename Row>
-double RowSum(const StageTable& k, std::size_t i) {
-  return RowSum<Row>(k, i, std::make_index_sequence<Row::kWeights.size()>{});
+double RowSum(const double* k, std::size_t n, std::size_t i) {
+  return RowSum<Row>(k, n, i, std::make_index_sequence<Row::kWeights.size()>{});
 }
 
 template <std::size_t S>
@@ -165,12 +165,12 @@ struct DRow {
 
 // work ← x + h Σ_{j<S} a_Sj k_j.
 template <std::size_t S>
-void StageArgument(std::span<const double> x, const StageTable& k, double h,
-                   std::span<double> work) {
-  for (std::size_t i = 0; i < x.size(); ++i) work[i] = x[i] + h * RowSum<ARow<S>>(k, i);
+void StageArgument(std::span<const double> x, const double* k, double h, std::span<double> work) {
+  const std::size_t n = x.size();
+  for (std::size_t i = 0; i < n; ++i) work[i] = x[i] + h * RowSum<ARow<S>>(k, n, i);
 }
 
-using StageArgumentFn = void (*)(std::span<const double>, const StageTable&, double,
+using StageArgumentFn = void (*)(std::span<const double>, const double*, double,
                                  std::span<double>);
 
 template <std::size_t... S>
@@ -194,25 +194,15 @@ void Dop853::ResizeStages(std::size_t n) {
   dense_.assign(7 * n, 0.0);
 }
 
-std::array<const double*, Dop853::kStages> Dop853::Stages() const {
-  std::array<const double*, kStages> k{};
-  for (std::size_t s = 0; s < kStages; ++s) k[s] = k_.data() + s * n_;
-  k[0] = f0().data();
-  k[kEndStage] = f_end().data();
-  return k;
-}
-
-std::span<double> Dop853::StageOut(std::size_t s) {
-  if (s == kEndStage) return f_end();
+std::span<double> Dop853::Stage(std::size_t s) {
   return std::span<double>(k_).subspan(s * n_, n_);
 }
 
 StepStatus Dop853::ComputeStages(OdeSystem& system, double t, double h, std::size_t first,
                                  std::size_t last, int* evaluations) {
-  const StageTable k = Stages();
   for (std::size_t s = first; s <= last; ++s) {
-    kStageArgument[s](x0(), k, h, work_);
-    const StepStatus status = EvaluateStage(system, t + kC[s] * h, work_, StageOut(s), evaluations);
+    kStageArgument[s](x0(), k_.data(), h, work_);
+    const StepStatus status = EvaluateStage(system, t + kC[s] * h, work_, Stage(s), evaluations);
     if (status != StepStatus::kAccepted) return status;
   }
   return StepStatus::kAccepted;
@@ -220,24 +210,26 @@ StepStatus Dop853::ComputeStages(OdeSystem& system, double t, double h, std::siz
 
 StepStatus Dop853::Attempt(OdeSystem& system, double t, double h, std::span<double> x_new,
                            double* err, int* evaluations) {
+  const std::span<const double> f = f0();
+  std::copy(f.begin(), f.end(), k_.begin());  // k1
   const StepStatus status = ComputeStages(system, t, h, 1, 11, evaluations);
   if (status != StepStatus::kAccepted) return status;
-  kStageArgument[kEndStage](x0(), Stages(), h, x_new);  // x_new ← x + h Σ b_j k_j
+  kStageArgument[kEndStage](x0(), k_.data(), h, x_new);  // x_new ← x + h Σ b_j k_j
   if (err != nullptr) *err = ErrorNorm(h, x_new);
   return StepStatus::kAccepted;
 }
 
 double Dop853::ErrorNorm(double h, std::span<const double> x_new) const {
   const std::span<const double> x = x0();
-  const StageTable k = Stages();
+  const double* k = k_.data();
   double e5_sum = 0.0;
   double e3_sum = 0.0;
   for (std::size_t i = 0; i < n_; ++i) {
     const double sk = options().AbsoluteTolerance(i) +
                       options().rtol * std::max(std::abs(x[i]), std::abs(x_new[i]));
-    const double b_sum = RowSum<ARow<kEndStage>>(k, i);
-    const double e5 = RowSum<E5Row>(k, i);
-    const double e3 = b_sum - kBhh1 * k[0][i] - kBhh9 * k[8][i] - kBhh12 * k[11][i];
+    const double b_sum = RowSum<ARow<kEndStage>>(k, n_, i);
+    const double e5 = RowSum<E5Row>(k, n_, i);
+    const double e3 = b_sum - kBhh1 * k[i] - kBhh9 * k[8 * n_ + i] - kBhh12 * k[11 * n_ + i];
     e5_sum += (e5 / sk) * (e5 / sk);
     e3_sum += (e3 / sk) * (e3 / sk);
   }
@@ -248,14 +240,16 @@ double Dop853::ErrorNorm(double h, std::span<const double> x_new) const {
 
 StepStatus Dop853::Finish(OdeSystem& system, double t, double h, std::span<const double> x_new,
                           int* evaluations) {
-  StepStatus status = EvaluateStage(system, t + h, x_new, f_end(), evaluations);  // k13
+  const std::span<double> k13 = Stage(kEndStage);
+  StepStatus status = EvaluateStage(system, t + h, x_new, k13, evaluations);
   if (status != StepStatus::kAccepted) return status;
+  std::copy(k13.begin(), k13.end(), f_end().begin());
   {  // stages 12 and 13 share the abscissa t + h: x̃ = work_ (stage 12's argument), x̂ = x_new
-    const StageTable k = Stages();
+    const std::span<const double> k12 = Stage(11);
     double numerator = 0.0;
     double denominator = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
-      numerator += (f_end()[i] - k[11][i]) * (f_end()[i] - k[11][i]);
+      numerator += (k13[i] - k12[i]) * (k13[i] - k12[i]);
       denominator += (x_new[i] - work_[i]) * (x_new[i] - work_[i]);
     }
     NoteStiffnessEstimate(denominator > 0.0 ? h * std::sqrt(numerator / denominator) : 0.0);
@@ -263,17 +257,17 @@ StepStatus Dop853::Finish(OdeSystem& system, double t, double h, std::span<const
   status = ComputeStages(system, t, h, kEndStage + 1, kStages - 1, evaluations);  // k14…k16
   if (status != StepStatus::kAccepted) return status;
   const std::span<const double> x = x0();
-  const StageTable k = Stages();
+  const double* k = k_.data();
   for (std::size_t i = 0; i < n_; ++i) {
     const double delta = x_new[i] - x[i];
-    const double r2 = h * k[0][i] - delta;
+    const double r2 = h * k[i] - delta;
     dense_[i] = delta;
     dense_[n_ + i] = r2;
-    dense_[2 * n_ + i] = delta - h * k[kEndStage][i] - r2;
-    dense_[3 * n_ + i] = h * RowSum<DRow<0>>(k, i);
-    dense_[4 * n_ + i] = h * RowSum<DRow<1>>(k, i);
-    dense_[5 * n_ + i] = h * RowSum<DRow<2>>(k, i);
-    dense_[6 * n_ + i] = h * RowSum<DRow<3>>(k, i);
+    dense_[2 * n_ + i] = delta - h * k13[i] - r2;
+    dense_[3 * n_ + i] = h * RowSum<DRow<0>>(k, n_, i);
+    dense_[4 * n_ + i] = h * RowSum<DRow<1>>(k, n_, i);
+    dense_[5 * n_ + i] = h * RowSum<DRow<2>>(k, n_, i);
+    dense_[6 * n_ + i] = h * RowSum<DRow<3>>(k, n_, i);
   }
   return StepStatus::kAccepted;
 }

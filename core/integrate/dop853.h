@@ -57,16 +57,17 @@ class Dop853 final : public EmbeddedRungeKutta {
   StepStatus Finish(OdeSystem& system, double t, double h, std::span<const double> x_new,
                     int* evaluations) override;
 
-  // Pointers to k1…k16 (k1 = f0(), k13 = f_end()); the writable stage s (0-based, s ≠ 0).
-  [[nodiscard]] std::array<const double*, kStages> Stages() const;
-  [[nodiscard]] std::span<double> StageOut(std::size_t s);
-  // Computes stages first…last (0-based) from x0() into StageOut, argument in work_.
+  // Stage s (0-based) in k_.
+  [[nodiscard]] std::span<double> Stage(std::size_t s);
+  // Computes stages first…last (0-based) from x0() into Stage(s), argument in work_.
   StepStatus ComputeStages(OdeSystem& system, double t, double h, std::size_t first,
                            std::size_t last, int* evaluations);
   [[nodiscard]] double ErrorNorm(double h, std::span<const double> x_new) const;
 
   std::size_t n_ = 0;
-  std::vector<double> k_;      // stages k1…k16, 16·n; slots 1 and 13 unused (base's f0, f_end)
+  // Stages k1…k16, 16·n, stage s (0-based) at k_[s·n, (s+1)·n): one array whose rows the
+  // unrolled sums address by constant offsets. k1 is f0()'s copy, k13 is f_end()'s original.
+  std::vector<double> k_;
   std::vector<double> work_;   // stage argument
   std::vector<double> dense_;  // r1…r7 of the dense output, 7·n
 };
