@@ -211,11 +211,12 @@ bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<
   if (closed_) {
     closed_stage_.Evaluate(in_, closed_out_);
     ++stage_evaluations_;
-    if (closed_->Holds(closed_out_.data())) {  // [v', λ, s, d]
+    if (closed_->Holds(closed_out_.data())) {  // [v', λ, S, d]
       const std::span<const double> out(closed_out_);
+      const std::span<const double> lambda = out.subspan(closed_->lambda_offset(), m_);
       dense::CopyScalars(out.first(n_), zdot.data() + n_);
-      lambda_[0] = out[n_];
-      aux_[0] = out[n_];
+      dense::CopyScalars(lambda, lambda_.data());
+      dense::CopyScalars(lambda, aux_.data());
       dense::CopyScalars(z.subspan(n_, n_), zdot.data());  // q' = v
       return true;
     }

@@ -121,7 +121,6 @@ void ReducedModel::Apply(const FormulationBuild& build) {
   algebraic_jacobian_name_ = build.algebraic_jacobian_name;
   sparse_ = build.sparse_multipliers;
   closed_ = build.closed_form;
-  if (!closed_stage_.has_native_code()) closed_.reset();  // no machine code: not worth it
   CompileInvariants(build);
 }
 

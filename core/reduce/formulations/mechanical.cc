@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "reduce/formulation_build.h"
-#include "tether/expr/program.h"
 
 namespace tether::reduce {
 
@@ -68,28 +67,31 @@ void MechanicalFormulation::Build(FormulationBuild& b) const {
   std::vector<Expr> a;  // a = h_q v + h_t
   for (std::size_t i = 0; i < h.size(); ++i) a.push_back(cx.Add(Dot(cx, h_q[i], v), h_t[i]));
 
+  // Where it applies the closed form is the fastest kernel with native code (bench/expr_vs_hand:
+  // one program call against the dense and sparse solves' loops). It is chosen whether native
+  // code is on or not, so that switching native code off changes no result.
+  const bool closed_form = b.options.linear_algebra == LinearAlgebra::kAuto &&
+                           ClosedFormMultipliers::Applies(cx, mass, n, m);
+  if (closed_form) {
+    const Expr alpha = cx.Symbol("$alpha");
+    const Expr beta = cx.Symbol("$beta");
+    b.closed_form = ClosedFormMultipliers(n, m);
+    b.CompileClosedForm(
+        ClosedFormMultipliers::StageOutputs(cx, mass, forces, phi_q, a, phi, h, alpha, beta),
+        alpha, beta);
+  } else {
+    b.sparse_multipliers = SparseKernel(b.options.linear_algebra, cx, mass, phi_q, n);
+  }
   std::vector<Expr> stage;
-  b.sparse_multipliers = SparseKernel(b.options.linear_algebra, cx, mass, phi_q, n);
   if (b.sparse_multipliers) {
     stage = b.sparse_multipliers->StageOutputs(mass, forces, phi_q, a, phi, h);
-  } else {  // the dense layout: M, f, Φ_q, a, Φ, h
+  } else {  // the dense layout: M, f, Φ_q, a, Φ, h (also the closed form's diagnosis)
     stage = mass;
     Append(&stage, forces);
     Append(&stage, phi_q);
     Append(&stage, a);
     Append(&stage, phi);
     Append(&stage, h);
-  }
-  // The closed form pays as machine code only: interpreted, its divisions and loads cost more
-  // than DenseMultipliers' compiled loops.
-  if (!b.sparse_multipliers && b.options.linear_algebra == LinearAlgebra::kAuto &&
-      expr::NativeCodeEnabled() && ClosedFormMultipliers::Applies(cx, mass, n, m)) {
-    const Expr alpha = cx.Symbol("$alpha");
-    const Expr beta = cx.Symbol("$beta");
-    b.closed_form = ClosedFormMultipliers(n);
-    b.CompileClosedForm(ClosedFormMultipliers::StageOutputs(cx, mass, forces, phi_q[0], a[0],
-                                                            phi[0], h[0], alpha, beta),
-                        alpha, beta);
   }
   std::vector<Expr> invariants = phi;  // Φ, h, Φ_q, h_q
   Append(&invariants, h);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "core/reduce/point_masses.h"
 #include "core/simulate/pendulum_spec.h"
+#include "tether/reduce/closed_form_multipliers.h"
 #include "tether/reduce/reduced_model.h"
 #include "tether/reduce/sparse_ldlt.h"
 
@@ -91,9 +93,15 @@ TEST(SparseMultipliers, TreesAndLoopsOfMassesEqualTheDenseKernelToRounding) {
 
 TEST(SparseMultipliers, AutoChoosesSparseWhereItPays) {
   EXPECT_FALSE(ReduceWith(kPendulumSpec, LinearAlgebra::kAuto)->sparse_multipliers());
-  const Case chain = RandomCase(reduce::SparseMultipliers::kFromConstraints, 0, 3);
+  // Up to ClosedFormMultipliers::kMaxConstraints bodies the closed form comes first.
+  const std::size_t first = std::max(reduce::SparseMultipliers::kFromConstraints,
+                                     reduce::ClosedFormMultipliers::kMaxConstraints + 1);
+  const Case chain = RandomCase(first, 0, 3);
   EXPECT_TRUE(ReduceWith(chain.spec, LinearAlgebra::kAuto)->sparse_multipliers());
   EXPECT_FALSE(ReduceWith(chain.spec, LinearAlgebra::kDense)->sparse_multipliers());
+  const Case closed = RandomCase(reduce::ClosedFormMultipliers::kMaxConstraints, 0, 3);
+  EXPECT_FALSE(ReduceWith(closed.spec, LinearAlgebra::kAuto)->sparse_multipliers());
+  EXPECT_TRUE(ReduceWith(closed.spec, LinearAlgebra::kSparse)->sparse_multipliers());
   const Case small = RandomCase(reduce::SparseMultipliers::kFromConstraints - 1, 0, 3);
   EXPECT_FALSE(ReduceWith(small.spec, LinearAlgebra::kAuto)->sparse_multipliers());
   // A star: every rod touches body 0, so every pair of constraints shares its coordinates and

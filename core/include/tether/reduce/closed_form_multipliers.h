@@ -1,17 +1,27 @@
-// The multiplier of the mechanical stage kernel (reduced_model.h, StageKernel::kMultipliers) in
-// closed form, for one constraint and a structurally diagonal mass matrix M = diag(d) (a
-// pendulum, a bead on a wire, a particle on a surface): with x = M⁻¹ Φ_qᵀ and w = M⁻¹ f,
-//   s = Φ_q x = Σ_k Φ_k² / d_k,   λ = (−(a + 2αh + β²Φ) − Φ_q w) / s,   v' = w + λ x,
+// The multipliers of the mechanical stage kernel (reduced_model.h, StageKernel::kMultipliers)
+// in closed form, for one or two constraints and a structurally diagonal mass matrix
+// M = diag(d) (a pendulum, a bead on a wire, a particle on a surface, a double pendulum, a
+// point on a curve in space): with x_a = M⁻¹ Φ_aᵀ (Φ_a row a of Φ_q) and w = M⁻¹ f,
+//   S_ab = Φ_a x_b = Σ_k Φ_ak Φ_bk / d_k,   r_a = −(a_a + 2α h_a + β² Φ_a) − Φ_a w,
+//   S λ = r,   v' = w + Σ_a λ_a x_a,
 // compiled with the rest of the stage into one program over [states, t, parameters, α, β], so
-// that a stage is one call of machine code, as a hand-written right-hand side is.
+// that a stage is one call of machine code, as a hand-written right-hand side is. One
+// constraint: λ = r/s. Two: Cramer's rule, det = S_11 S_22 − S_12², λ_1 = (S_22 r_1 −
+// S_12 r_2)/det, λ_2 = (S_11 r_2 − S_12 r_1)/det, which is forward stable for 2 × 2 systems
+// (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., §1.10.1).
 //
-// The program's outputs (its "closed-form layout"): [v' (n), λ, s, d (n)]. A stage holds when
-// all of them are finite, s ≠ 0 and every d_k > 0: then S = s is not rank-deficient by the test
-// of DenseMultipliers (a finite s ≠ 0 passes it) and M is positive definite. Otherwise the
-// caller evaluates the dense layout and solves it by DenseMultipliers, which names the cause
-// (a non-finite value, an indefinite M, a vanishing Φ_q) exactly as it always does: a non-finite
-// input reaches an output (0·∞ is NaN), d is checked itself because d_k = ∞ would make w_k and
-// x_k 0. Results equal DenseMultipliers' to rounding: the same sums, in the expressions' order.
+// The program's outputs (its "closed-form layout"): [v' (n), λ (m), S (m = 1: s; m = 2: S_11,
+// S_12, S_22), d (n)]. A stage holds when all of them are finite, every d_k > 0, and S passes
+// DenseMultipliers' rank test (rank.h: no LDLᵀ pivot at or below RelativePivotThreshold(n) of
+// the largest) with a margin: one constraint, s ≠ 0 (a finite s ≠ 0 passes it); two, the
+// pivots of small_dense.h's Ldlt of the program's S above 2 × the threshold. DenseMultipliers
+// forms S from M's Cholesky factor instead of the quotients here, so its S differs from this
+// one by a few ε of |S|; the margin, a factor 10¹² larger than that, makes every S accepted
+// here one that DenseMultipliers would accept too. Otherwise the caller evaluates the dense
+// layout and solves it by DenseMultipliers, which decides and names the cause (a non-finite
+// value, an indefinite M, dependent constraints) exactly as it always does: a non-finite input
+// reaches an output (0·∞ is NaN), d is checked itself because d_k = ∞ would make w_k and x_k 0.
+// Results equal DenseMultipliers' to rounding.
 #pragma once
 
 #include <cstddef>
@@ -23,29 +33,42 @@ namespace tether::reduce {
 
 class ClosedFormMultipliers {
  public:
-  // Whether the closed form applies: one constraint and an M whose off-diagonal entries are
-  // all the constant 0.
+  static constexpr std::size_t kMaxConstraints = 2;
+
+  // Whether the closed form applies: 1 ≤ m ≤ kMaxConstraints and an M whose off-diagonal
+  // entries are all the constant 0.
   static bool Applies(const expr::Context& cx, const std::vector<expr::Expr>& mass, std::size_t n,
                       std::size_t m);
 
   ClosedFormMultipliers() = default;
-  explicit ClosedFormMultipliers(std::size_t n) : n_(n) {}
+  ClosedFormMultipliers(std::size_t n, std::size_t m);
 
   // The stage outputs in the closed-form layout, from the dense symbolic M (row-major n × n),
-  // f, Φ_q's one row, a, Φ, h and the symbols α, β.
+  // f, Φ_q's m rows, a, Φ, h (m each) and the symbols α, β.
   static std::vector<expr::Expr> StageOutputs(expr::Context& cx,
                                               const std::vector<expr::Expr>& mass,
                                               const std::vector<expr::Expr>& forces,
-                                              const std::vector<expr::Expr>& phi_q, expr::Expr a,
-                                              expr::Expr phi, expr::Expr h, expr::Expr alpha,
+                                              const std::vector<std::vector<expr::Expr>>& phi_q,
+                                              const std::vector<expr::Expr>& a,
+                                              const std::vector<expr::Expr>& phi,
+                                              const std::vector<expr::Expr>& h, expr::Expr alpha,
                                               expr::Expr beta);
 
-  [[nodiscard]] std::size_t stage_size() const { return 2 * n_ + 2; }
+  [[nodiscard]] std::size_t constraints() const { return m_; }
+  // λ's m values start here in the layout, after v'.
+  [[nodiscard]] std::size_t lambda_offset() const { return n_; }
+  [[nodiscard]] std::size_t stage_size() const { return 2 * n_ + m_ + SchurEntries(m_); }
   // True when the stage values `out` (closed-form layout) hold (file comment).
   [[nodiscard]] bool Holds(const double* out) const;
 
  private:
+  // S's entries in the layout: its upper triangle.
+  static constexpr std::size_t SchurEntries(std::size_t m) { return m * (m + 1) / 2; }
+  [[nodiscard]] bool SchurIsRegular(const double* s) const;
+
   std::size_t n_ = 0;
+  std::size_t m_ = 0;
+  double pivot_threshold_ = 0.0;  // RelativePivotThreshold(n)
 };
 
 }  // namespace tether::reduce

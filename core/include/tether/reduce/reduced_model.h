@@ -9,8 +9,8 @@
 //     λ = S⁻¹(−(a + 2αh + β²Φ) − Φ_q M⁻¹ f), v' = M⁻¹(f + Φ_qᵀ λ), S = Φ_q M⁻¹ Φ_qᵀ, q' = v;
 //     by DenseMultipliers, or by SparseMultipliers for a diagonal M
 //     (ReduceOptions::linear_algebra; the stage program then computes M's diagonal and Φ_q's
-//     structural non-zeros only), or in closed form for one constraint and a diagonal M
-//     (ClosedFormMultipliers: the program computes λ and v' itself).
+//     structural non-zeros only), or in closed form for one or two constraints and a diagonal
+//     M (ClosedFormMultipliers: the program computes λ and v' itself).
 //   StageKernel::kAlgebraicNewton, x' = f(x, y, t) with y from the level c(x, y, t) = 0
 //     (stage program: f, c, c_x, c_y, c_t), by AlgebraicMode:
 //     kSolve (default, §20.1 addendum): z = x; every stage solves c(x,y,t) = 0 for y by Newton
@@ -74,8 +74,8 @@ enum class AlgebraicMode {
 
 // How the mechanical stage kernel (kMultipliers) solves for λ; the other kernels are dense.
 enum class LinearAlgebra {
-  kAuto,    // sparse where SparseMultipliers::Pays() for the model's pattern, else closed form
-            // where ClosedFormMultipliers applies and native code is on, else dense
+  kAuto,    // closed form where ClosedFormMultipliers applies, else sparse where
+            // SparseMultipliers::Pays() for the model's pattern, else dense
   kDense,   // DenseMultipliers (tether/reduce/dense_multipliers.h)
   kSparse,  // SparseMultipliers (tether/reduce/sparse_multipliers.h): needs a mass matrix
             // whose off-diagonal entries are all the constant 0
