@@ -8,6 +8,7 @@
 //      call, and of the reduced right-hand side (program + Schur solve, dense and sparse), for
 //      chains of n = 1 … 256 pendulums, with the size from which sparse pays; the exponent p of
 //      time ∝ n^p is fitted by least squares in log-log.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -24,6 +25,7 @@
 #include "tether/expr/program.h"
 #include "tether/model/model.h"
 #include "tether/project/newton_projection.h"
+#include "tether/reduce/closed_form_multipliers.h"
 #include "tether/reduce/reduced_model.h"
 
 namespace tether::bench {
@@ -339,7 +341,10 @@ void Scaling(const Arguments& args, Report* report) {
       "chain). Sparse is faster from n = " +
       (crossover > 0 ? std::to_string(crossover) : std::string("(never, in these sizes)")) +
       " on; ReduceOptions' automatic choice takes it from " +
-      std::to_string(reduce::SparseMultipliers::kFromConstraints) + " constraints.");
+      std::to_string(std::max(reduce::SparseMultipliers::kFromConstraints,
+                              reduce::ClosedFormMultipliers::kMaxConstraints + 1)) +
+      " constraints, and λ in closed form up to " +
+      std::to_string(reduce::ClosedFormMultipliers::kMaxConstraints) + ".");
   report->json()["scaling"] = {{"rows", rows}, {"fit", fit}, {"crossover_n", crossover}};
 }
 

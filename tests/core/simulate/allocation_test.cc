@@ -73,10 +73,28 @@ TEST_P(AllocationFree, AdvanceDoesNotAllocateOnceWarm) {
   ExpectAdvanceAllocatesNothing(Pendulum(), GetParam());
 }
 
-// The double pendulum's multipliers and projections take the sparse linear algebra
-// (diagonal M, two constraints: tether/reduce/sparse_multipliers.h).
-TEST_P(AllocationFree, SparseLinearAlgebraDoesNotAllocateOnceWarm) {
+// The double pendulum's multipliers are in closed form (two constraints, diagonal M:
+// tether/reduce/closed_form_multipliers.h), its projections dense.
+TEST_P(AllocationFree, ClosedFormMultipliersDoNotAllocateOnceWarm) {
   ExpectAdvanceAllocatesNothing(CatalogModel("double_pendulum"), GetParam());
+}
+
+// A chain of three unit masses on unit rods, hanging at 30° from the vertical: three
+// constraints and a diagonal M take the sparse linear algebra for the multipliers and the
+// projections (tether/reduce/sparse_multipliers.h).
+TEST_P(AllocationFree, SparseLinearAlgebraDoesNotAllocateOnceWarm) {
+  ExpectAdvanceAllocatesNothing(ParseOrDie(R"json({
+    "name": "chain3", "form": "mechanical",
+    "coordinates": ["x0", "y0", "x1", "y1", "x2", "y2"],
+    "velocities": ["vx0", "vy0", "vx1", "vy1", "vx2", "vy2"],
+    "mass": ["1", "1", "1", "1", "1", "1"],
+    "forces": ["0", "-9.81", "0", "-9.81", "0", "-9.81"],
+    "constraints": ["x0^2 + y0^2 - 1", "(x1 - x0)^2 + (y1 - y0)^2 - 1",
+                    "(x2 - x1)^2 + (y2 - y1)^2 - 1"],
+    "initial": {"x0": 0.5, "y0": -0.8660254037844386, "x1": 1.0, "y1": -1.7320508075688772,
+                "x2": 1.5, "y2": -2.598076211353316,
+                "vx0": 0, "vy0": 0, "vx1": 0, "vy1": 0, "vx2": 0, "vy2": 0}})json"),
+                                GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Projectors, AllocationFree,
