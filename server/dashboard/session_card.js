@@ -387,8 +387,7 @@ export class SessionCard {
     this.resChart.setData(res);
     this.drawPhase();
 
-    this.samplesOut.value = String(this.nextIndex);
-    this.node.dataset.samples = String(this.nextIndex);
+    this.showSampleCount();
     this.node.dataset.received = String(this.received);
     this.node.dataset.points = String(t.length);
     this.node.dataset.markers = String(this.markers.length);
@@ -509,7 +508,14 @@ export class SessionCard {
       }
     }
     this.showStatistics(session.statistics);
-    if (!this.es) this.node.dataset.samples = String(this.nextIndex);
+    if (!this.es) this.showSampleCount();
+  }
+
+  // The next sample's index: what the card has. Shown at once where the state changes with it
+  // (a stream's end), so that the state and the count never disagree until the next redraw.
+  showSampleCount() {
+    this.samplesOut.value = String(this.nextIndex);
+    this.node.dataset.samples = String(this.nextIndex);
   }
 
   setState(text) {
@@ -699,6 +705,7 @@ export class SessionCard {
     this.closeStream('closed');
     this.nextIndex = num(summary.nextSampleIndex) || this.nextIndex;
     const termination = enumLabel(summary.termination, 'TERMINATION_');
+    this.showSampleCount();
     this.setState(termination === 'reached_end' ? 'finished' : termination);
     this.showMessage(summary.message ? `${termination}: ${summary.message}` : termination);
     this.showStatistics(summary.statistics);
