@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <string>
 
 #include "tether/expr/number_text.h"
@@ -75,6 +76,8 @@ void ReducedModel::Allocate() {
   stage_out_.assign(stage_.num_outputs(), 0.0);
   closed_out_.assign(closed_ ? closed_stage_.num_outputs() : 0, 0.0);
   invariants_out_.assign(invariants_.num_outputs(), 0.0);
+  invariants_in_.clear();
+  invariants_in_.reserve(model_in().size());
   mass_out_.assign(mass_.num_outputs(), 0.0);
   aux_.assign(m_, 0.0);
   const Eigen::Index m = Ix(m_);
@@ -383,9 +386,19 @@ bool ReducedModel::InvariantValues(double t, std::span<const double> z, std::spa
   return true;
 }
 
+void ReducedModel::EvaluateInvariantProgram() {
+  const std::span<const double> in = model_in();
+  if (invariants_in_.size() == in.size() &&
+      std::memcmp(invariants_in_.data(), in.data(), in.size() * sizeof(double)) == 0) {
+    return;
+  }
+  invariants_.Evaluate(in, invariants_out_);
+  invariants_in_.assign(in.begin(), in.end());
+}
+
 bool ReducedModel::EvaluateInvariants(double t, std::span<const double> z, std::span<double> h) {
   LoadZ(t, z);
-  invariants_.Evaluate(model_in(), invariants_out_);
+  EvaluateInvariantProgram();
   if (!AllFinite(invariants_out_)) return FailNonFinite(t, "the constraints or their Jacobian");
   const std::span<const double> values(invariants_out_);
   dense::CopyScalars(values.first(num_invariants()), h.data());  // H
@@ -408,7 +421,7 @@ bool ReducedModel::Residuals(double t, std::span<const double> z, double* positi
   for (const ResidualLevel& level : residual_levels_) rows += level.count;
   if (rows == 0) return true;
   LoadZ(t, z);
-  invariants_.Evaluate(model_in(), invariants_out_);
+  EvaluateInvariantProgram();
   const std::span<const double> out(invariants_out_);
   for (std::size_t k = 0; k < residual_levels_.size(); ++k) {
     const ResidualLevel& level = residual_levels_[k];

@@ -75,6 +75,34 @@ TEST(ReducedModel, PendulumMultiplierIsEquation11_4) {
   EXPECT_NEAR(zdot[3], -kGravity + ay, 32 * u * (kGravity + std::abs(ay)));
 }
 
+// The invariants program runs once for equal inputs (a sample's residuals right after the
+// projection that ended at its state) and again whenever an input changes: the state, the
+// parameters. Values exact in binary: 1.5² + 2² − 2.5² = 0, 2(1.5·2 + 2·(−1.5)) = 0.
+TEST(ReducedModel, ResidualsFollowEveryChangedInput) {
+  auto m = Reduce(kPendulumSpec);
+  ASSERT_TRUE(m);
+  std::vector<double> z = {1.5, 2.0, 2.0, -1.5};
+  std::vector<double> h(m->num_invariants());
+  std::vector<double> h_z(m->invariant_jacobian_pattern().col.size());
+  double position = -1.0;
+  double velocity = -1.0;
+  ASSERT_TRUE(m->InvariantValues(0.0, z, h, h_z));
+  ASSERT_TRUE(m->Residuals(0.0, z, &position, &velocity));
+  EXPECT_EQ(position, 0.0);
+  EXPECT_EQ(velocity, 0.0);
+  const std::vector<double> longer = {kMass, 3.0, kGravity};  // m, l, g
+  m->SetParameters(longer);
+  ASSERT_TRUE(m->Residuals(0.0, z, &position, &velocity));
+  EXPECT_EQ(position, 9.0 - 6.25);  // |x² + y² − l²|
+  EXPECT_EQ(velocity, 0.0);
+  z[2] = 2.5;
+  ASSERT_TRUE(m->Residuals(0.0, z, &position, &velocity));
+  EXPECT_EQ(velocity, 1.5);  // |2(x vx + y vy)|
+  ASSERT_TRUE(m->InvariantValues(0.0, z, h, h_z));
+  EXPECT_EQ(h[0], 6.25 - 9.0);
+  EXPECT_EQ(h[1], 1.5);
+}
+
 TEST(ReducedModel, DrivenSystemSatisfiesItsEquationsAndHiddenConstraints) {
   auto m = Reduce(kDriven);
   ASSERT_TRUE(m);

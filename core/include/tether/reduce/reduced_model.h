@@ -259,6 +259,10 @@ class ReducedModel {
   [[nodiscard]] Eigen::MatrixXd JacobianOfStage() const;
   // Runs the invariants program at (t, z) and copies H into `h`.
   bool EvaluateInvariants(double t, std::span<const double> z, std::span<double> h);
+  // invariants_out_ at the loaded inputs, evaluated unless it holds them already: the program
+  // is a pure function of its inputs, so equal inputs, bit for bit, give the same outputs (a
+  // sample's residuals right after the projection that ended at its state).
+  void EvaluateInvariantProgram();
   bool FailMassNotPositive(double t);
   bool RhsIndex(double t, std::span<const double> z, std::span<double> zdot);
   bool Fail(EvalStatus status, std::string message);
@@ -324,6 +328,8 @@ class ReducedModel {
   }
   std::vector<double> stage_out_;
   std::vector<double> invariants_out_;
+  // The inputs (model_in()) invariants_out_ was evaluated at; empty before the first evaluation.
+  std::vector<double> invariants_in_;
   std::vector<double> mass_out_;
   std::vector<double> aux_;
 
