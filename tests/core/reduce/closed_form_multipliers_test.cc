@@ -110,7 +110,8 @@ TEST(ClosedFormMultipliers, TwoConstraintsEqualTheDenseKernelToRounding) {
       for (int trial = 0; trial < 20; ++trial) {
         std::vector<double> z(8);
         for (double& value : z) value = unit(random);
-        // Φ_q: rod k pulls body k away from its parent (the origin for −1), gradient 2·(p_k − p_parent).
+        // Φ_q: rod k joins body k to its parent (the origin for −1); its gradient is
+        // ±2·(p_k − p_parent).
         Eigen::Matrix<double, 2, 4> phi_q = Eigen::Matrix<double, 2, 4>::Zero();
         for (int k = 0; k < 2; ++k) {
           const int p = parent[static_cast<std::size_t>(k)];

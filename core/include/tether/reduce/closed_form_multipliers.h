@@ -15,9 +15,10 @@
 // DenseMultipliers' rank test (rank.h: no LDLᵀ pivot at or below RelativePivotThreshold(n) of
 // the largest) with a margin: one constraint, s ≠ 0 (a finite s ≠ 0 passes it); two, the
 // pivots of small_dense.h's Ldlt of the program's S above 2 × the threshold. DenseMultipliers
-// forms S from M's Cholesky factor instead of the quotients here, so its S differs from this
-// one by a few ε of |S|; the margin, a factor 10¹² larger than that, makes every S accepted
-// here one that DenseMultipliers would accept too. Otherwise the caller evaluates the dense
+// forms S from M's Cholesky factor instead of the quotients here, so its pivots differ from
+// these by a few ε of the largest; the margin, one more threshold (1000·n·ε of the largest
+// pivot), covers that many times over, so every S accepted here is one DenseMultipliers would
+// accept too. Otherwise the caller evaluates the dense
 // layout and solves it by DenseMultipliers, which decides and names the cause (a non-finite
 // value, an indefinite M, dependent constraints) exactly as it always does: a non-finite input
 // reaches an output (0·∞ is NaN), d is checked itself because d_k = ∞ would make w_k and x_k 0.
@@ -54,7 +55,6 @@ class ClosedFormMultipliers {
                                               const std::vector<expr::Expr>& h, expr::Expr alpha,
                                               expr::Expr beta);
 
-  [[nodiscard]] std::size_t constraints() const { return m_; }
   // λ's m values start here in the layout, after v'.
   [[nodiscard]] std::size_t lambda_offset() const { return n_; }
   [[nodiscard]] std::size_t stage_size() const { return 2 * n_ + m_ + SchurEntries(m_); }
