@@ -72,6 +72,22 @@ async function waitFor(page, fn, arg, what, timeout = kWaitMs) {
   }
 }
 
+// When a stream's end does not reach the card: what the card shows against what the server
+// says of the session, so that a failure tells which side stalled.
+async function explainStall(page, i) {
+  const c = await card(page, i);
+  const server = await page.evaluate(async (id) => {
+    try {
+      const r = await fetch(`/v1/sessions/${encodeURIComponent(id)}`);
+      const s = await r.json();
+      return `state ${s.state}, next sample ${s.nextSampleIndex}, last termination ${s.lastTermination}`;
+    } catch (e) {
+      return `GetSession failed: ${e}`;
+    }
+  }, c?.session ?? '');
+  console.log(`  (card: state ${c?.state}, connection ${c?.connection}, samples ${c?.samples}; server: ${server})`);
+}
+
 // The pendulum: start, points arrive, pause stops the counter, a parameter change is an event
 // and changes the trajectory, residuals below the tolerance.
 async function pendulumScenario(page) {
@@ -90,7 +106,9 @@ async function pendulumScenario(page) {
   check(Number(c.points) >= 20, `the time plot holds ${c.points} points`);
 
   await clickCard(page, i, 'pause');
-  await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause ends the stream');
+  if (!await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause ends the stream')) {
+    await explainStall(page, i);
+  }
   const paused = await card(page, i);
   check(paused.state === 'paused', `state after pause: ${paused.state}`);
   // The stream is closed after its summary: nothing can add samples. Wait one second of
@@ -138,7 +156,9 @@ async function pendulumScenario(page) {
   check(c.events.some((e) => /reconnected at sample \d+ \(no gap, no duplicate\)/.test(e.text)), `the stream resumed at the next sample: ${c.events.find((e) => /reconnected/.test(e.text))?.text}`);
   check(!c.events.some((e) => e.kind === 'EVENT_KIND_SAMPLES_LOST'), 'no samples lost across the reconnect');
   await clickCard(page, i, 'pause');
-  await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause before the fork');
+  if (!await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause before the fork')) {
+    await explainStall(page, i);
+  }
 
   // Fork: a second card side by side, a copy at the same sample.
   const pausedAt = (await card(page, i)).samples;
@@ -155,7 +175,9 @@ async function inequalityScenario(page) {
   console.log('scenario: inequality (pds_half_plane)');
   const i = await createSession(page, 'pds_half_plane', { realtime: 1, tEnd: 2 });
   await clickCard(page, i, 'start');
-  await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'finished', i, 'the run reaches t_end');
+  if (!await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'finished', i, 'the run reaches t_end')) {
+    await explainStall(page, i);
+  }
   const c = await card(page, i);
   const counts = JSON.parse(c.eventCounts || '{}');
   check(counts.EVENT_KIND_ACTIVATED === 1 && counts.EVENT_KIND_DEACTIVATED === 1,
