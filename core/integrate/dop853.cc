@@ -179,7 +179,8 @@ constexpr std::array<StageArgumentFn, sizeof...(S)> StageArguments(
   return {&StageArgument<S>...};
 }
 
-// StageArgument<S> by stage, S = 0…15 (S = 12 writes x_new).
+// StageArgument<S> by stage, S = 0…15 (x_new, row 12, is formed by Attempt with the error
+// estimate's terms).
 constexpr std::array<StageArgumentFn, Dop853::kStages> kStageArgument =
     StageArguments(std::make_index_sequence<Dop853::kStages>{});
 
@@ -214,25 +215,27 @@ StepStatus Dop853::Attempt(OdeSystem& system, double t, double h, std::span<doub
   std::copy(f.begin(), f.end(), k_.begin());  // k1
   const StepStatus status = ComputeStages(system, t, h, 1, 11, evaluations);
   if (status != StepStatus::kAccepted) return status;
-  kStageArgument[kEndStage](x0(), k_.data(), h, x_new);  // x_new ← x + h Σ b_j k_j
-  if (err != nullptr) *err = ErrorNorm(h, x_new);
-  return StepStatus::kAccepted;
-}
-
-double Dop853::ErrorNorm(double h, std::span<const double> x_new) const {
+  // x_new ← x + h Σ b_j k_j, and with it the error estimate's terms: Σ b_j k_j is e3's too.
   const std::span<const double> x = x0();
   const double* k = k_.data();
   double e5_sum = 0.0;
   double e3_sum = 0.0;
   for (std::size_t i = 0; i < n_; ++i) {
+    const double b_sum = RowSum<ARow<kEndStage>>(k, n_, i);
+    x_new[i] = x[i] + h * b_sum;
+    if (err == nullptr) continue;
     const double sk = options().AbsoluteTolerance(i) +
                       options().rtol * std::max(std::abs(x[i]), std::abs(x_new[i]));
-    const double b_sum = RowSum<ARow<kEndStage>>(k, n_, i);
     const double e5 = RowSum<E5Row>(k, n_, i);
     const double e3 = b_sum - kBhh1 * k[i] - kBhh9 * k[8 * n_ + i] - kBhh12 * k[11 * n_ + i];
     e5_sum += (e5 / sk) * (e5 / sk);
     e3_sum += (e3 / sk) * (e3 / sk);
   }
+  if (err != nullptr) *err = ErrorNorm(h, e5_sum, e3_sum);
+  return StepStatus::kAccepted;
+}
+
+double Dop853::ErrorNorm(double h, double e5_sum, double e3_sum) const {
   double denominator = e5_sum + 0.01 * e3_sum;
   if (denominator <= 0.0) denominator = 1.0;  // as dop853.f: both differences vanish
   return std::abs(h) * e5_sum / std::sqrt(static_cast<double>(n_) * denominator);

@@ -62,7 +62,8 @@ class Dop853 final : public EmbeddedRungeKutta {
   // Computes stages first…last (0-based) from x0() into Stage(s), argument in work_.
   StepStatus ComputeStages(OdeSystem& system, double t, double h, std::size_t first,
                            std::size_t last, int* evaluations);
-  [[nodiscard]] double ErrorNorm(double h, std::span<const double> x_new) const;
+  // err from Σ (e5_i/sk_i)² and Σ (e3_i/sk_i)² (file comment).
+  [[nodiscard]] double ErrorNorm(double h, double e5_sum, double e3_sum) const;
 
   std::size_t n_ = 0;
   // Stages k1…k16, 16·n, stage s (0-based) at k_[s·n, (s+1)·n): one array whose rows the

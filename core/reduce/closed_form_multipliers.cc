@@ -68,10 +68,13 @@ std::vector<Expr> ClosedFormMultipliers::StageOutputs(
     s = {schur(0, 0)};
     lambda[0] = cx.Div(r[0], s[0]);
   } else {
-    s = {schur(0, 0), schur(0, 1), schur(1, 1)};
-    const Expr det = cx.Sub(cx.Mul(s[0], s[2]), cx.Mul(s[1], s[1]));
-    lambda[0] = cx.Div(cx.Sub(cx.Mul(s[2], r[0]), cx.Mul(s[1], r[1])), det);
-    lambda[1] = cx.Div(cx.Sub(cx.Mul(s[0], r[1]), cx.Mul(s[1], r[0])), det);
+    const Expr s11 = schur(0, 0);
+    const Expr s12 = schur(0, 1);
+    const Expr s22 = schur(1, 1);
+    const Expr det = cx.Sub(cx.Mul(s11, s22), cx.Mul(s12, s12));
+    lambda[0] = cx.Div(cx.Sub(cx.Mul(s22, r[0]), cx.Mul(s12, r[1])), det);
+    lambda[1] = cx.Div(cx.Sub(cx.Mul(s11, r[1]), cx.Mul(s12, r[0])), det);
+    s = {s11, s22, det};
   }
   std::vector<Expr> out;
   for (std::size_t k = 0; k < n; ++k) {  // v'_k = w_k + Σ_a λ_a x_ak
@@ -99,10 +102,10 @@ bool ClosedFormMultipliers::Holds(const double* out) const {
 
 bool ClosedFormMultipliers::SchurIsRegular(const double* s) const {
   if (m_ == 1) return s[0] != 0.0;
-  std::array<double, 4> schur = {s[0], s[1], s[1], s[2]};
-  std::array<double, 2> pivots{};
-  std::array<std::size_t, 2> perm{};
-  dense::Ldlt<2>(schur.data(), 2, pivots.data(), perm.data());
+  // The pivots of Ldlt<2>: the larger diagonal entry first (the first on a tie), then
+  // det/D_1 = S_qq − S_12²/D_1, from the det the program computed for Cramer's rule.
+  const double first = std::abs(s[1]) > std::abs(s[0]) ? s[1] : s[0];
+  const std::array<double, 2> pivots = {first, s[2] / first};
   return !dense::LdltIsRankDeficient<2>(pivots.data(), 2, kThresholdMargin * pivot_threshold_);
 }
 

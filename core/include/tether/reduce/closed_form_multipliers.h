@@ -11,12 +11,13 @@
 // (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., §1.10.1).
 //
 // The program's outputs (its "closed-form layout"): [v' (n), λ (m), S (m = 1: s; m = 2: S_11,
-// S_12, S_22), d (n)]. A stage holds when all of them are finite, every d_k > 0, and S passes
+// S_22, det), d (n)]. A stage holds when all of them are finite, every d_k > 0, and S passes
 // DenseMultipliers' rank test (rank.h: no LDLᵀ pivot at or below RelativePivotThreshold(n) of
 // the largest) with a margin: one constraint, s ≠ 0 (a finite s ≠ 0 passes it); two, the
-// pivots of small_dense.h's Ldlt of the program's S above 2 × the threshold. DenseMultipliers
-// forms S from M's Cholesky factor instead of the quotients here, so its pivots differ from
-// these by a few ε of the largest; the margin, one more threshold (1000·n·ε of the largest
+// pivots small_dense.h's Ldlt would take (the larger diagonal entry D_1, then det/D_1) above
+// 2 × the threshold. DenseMultipliers forms S from M's Cholesky factor instead of the
+// quotients here and factors it itself, so its pivots differ from these by a few ε of the
+// largest; the margin, one more threshold (1000·n·ε of the largest
 // pivot), covers that many times over, so every S accepted here is one DenseMultipliers would
 // accept too. Otherwise the caller evaluates the dense
 // layout and solves it by DenseMultipliers, which decides and names the cause (a non-finite
@@ -62,7 +63,7 @@ class ClosedFormMultipliers {
   [[nodiscard]] bool Holds(const double* out) const;
 
  private:
-  // S's entries in the layout: its upper triangle.
+  // S's entries in the layout (one constraint: s; two: S_11, S_22, det).
   static constexpr std::size_t SchurEntries(std::size_t m) { return m * (m + 1) / 2; }
   [[nodiscard]] bool SchurIsRegular(const double* s) const;
 
