@@ -2,11 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <istream>
-#include <ostream>
 #include <limits>
+#include <ostream>
+#include <string>
 
 #include "auth.h"
 #include "tether/version.h"
@@ -26,6 +28,39 @@ bool OnCommandLine(std::string_view flag, int argc, const char* const* argv) {
 }
 
 }  // namespace
+
+std::span<const SpecLimitFlag> SpecLimitFlags() {
+  static constexpr SpecLimitFlag kFlags[] = {
+      {"--max-spec-bytes", "TETHER_MAX_SPEC_BYTES", &ServerConfig::max_spec_bytes,
+       "bytes of one spec's JSON text"},
+      {"--max-spec-variables", "TETHER_MAX_SPEC_VARIABLES", &ServerConfig::max_spec_variables,
+       "state variables of one model a client sends (RegisterModel, Simulate) or --models-dir "
+       "holds; the built-in catalog loads whatever the limit"},
+      {"--max-spec-constraints", "TETHER_MAX_SPEC_CONSTRAINTS",
+       &ServerConfig::max_spec_constraints,
+       "constraints (equalities and inequalities) of one such model"},
+      {"--max-spec-nodes", "TETHER_MAX_SPEC_NODES", &ServerConfig::max_spec_nodes,
+       "expression nodes of one such model once its definitions are substituted (what "
+       "compiling it costs grows with them)"},
+  };
+  return kFlags;
+}
+
+bool ApplySpecLimitEnvironment(ServerConfig* config, std::string* why) {
+  for (const SpecLimitFlag& limit : SpecLimitFlags()) {
+    const char* text = std::getenv(std::string(limit.env).c_str());
+    if (text == nullptr || *text == '\0') continue;
+    const std::string_view value(text);
+    std::size_t parsed = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    if (error != std::errc() || end != value.data() + value.size() || parsed < 1) {
+      *why = std::string(limit.env) + " = '" + std::string(value) + "'; must be an integer >= 1";
+      return false;
+    }
+    config->*limit.field = parsed;
+  }
+  return true;
+}
 
 bool ServerFlags::Resolve(ServerConfig* out, std::string* why) const {
   *out = config;
@@ -55,8 +90,10 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
   app->add_option("--max-registered-models", c.max_registered_models,
                   "models registered at run time at most")
       ->envname("TETHER_MAX_REGISTERED_MODELS")->capture_default_str();
-  app->add_option("--max-spec-bytes", c.max_spec_bytes, "bytes of one spec's JSON text")
-      ->envname("TETHER_MAX_SPEC_BYTES")->capture_default_str()->check(at_least_one);
+  for (const SpecLimitFlag& limit : SpecLimitFlags()) {
+    app->add_option(std::string(limit.flag), c.*limit.field, std::string(limit.help))
+        ->envname(std::string(limit.env))->capture_default_str()->check(at_least_one);
+  }
   app->add_option("--default-frame-samples", c.default_frame_samples,
                   "samples per frame when a request says 0")
       ->envname("TETHER_DEFAULT_FRAME_SAMPLES")->capture_default_str();

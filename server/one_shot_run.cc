@@ -45,12 +45,13 @@ grpc::Status CreateRun(std::shared_ptr<const model::Model> model,
 }
 
 OneShotRun::OneShotRun(const TenantModels* models, std::string tenant, v1::SimulateRequest request,
-                       std::size_t max_spec_bytes, std::uint64_t max_steps,
-                       std::uint64_t max_samples)
+                       std::size_t max_spec_bytes, model::SpecLimits limits,
+                       std::uint64_t max_steps, std::uint64_t max_samples)
     : models_(models),
       tenant_(std::move(tenant)),
       request_(std::move(request)),
       max_spec_bytes_(max_spec_bytes),
+      limits_(limits),
       max_steps_(max_steps),
       max_samples_(max_samples) {}
 
@@ -71,9 +72,7 @@ grpc::Status OneShotRun::ResolveModel(std::shared_ptr<const model::Model>* out) 
                                                   " bytes; the limit max_spec_bytes is " +
                                                   std::to_string(max_spec_bytes_)}});
       }
-      model::SpecLimits limits;
-      limits.max_document_bytes = std::max(limits.max_document_bytes, max_spec_bytes_);
-      model::ModelResult parsed = model::ParseModel(request_.spec_json(), limits);
+      model::ModelResult parsed = model::ParseModel(request_.spec_json(), limits_);
       if (!parsed.ok()) {
         return InvalidArgument("invalid model spec", SpecViolations(parsed.problems, "spec_json: "),
                                model::UnlistedProblems(parsed.problems));

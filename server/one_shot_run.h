@@ -13,9 +13,11 @@ namespace tether::server {
 
 class OneShotRun final : public RunSource {
  public:
-  // A model name resolves among what `tenant` sees of `models`.
+  // A model name resolves among what `tenant` sees of `models`; a spec_json of at most
+  // `max_spec_bytes` is parsed under `limits` (ServerConfig::ModelLimits).
   OneShotRun(const TenantModels* models, std::string tenant, v1::SimulateRequest request,
-             std::size_t max_spec_bytes, std::uint64_t max_steps, std::uint64_t max_samples);
+             std::size_t max_spec_bytes, model::SpecLimits limits, std::uint64_t max_steps,
+             std::uint64_t max_samples);
 
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
   simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
@@ -33,6 +35,7 @@ class OneShotRun final : public RunSource {
   std::string tenant_;
   v1::SimulateRequest request_;
   std::size_t max_spec_bytes_;
+  model::SpecLimits limits_;
   std::uint64_t max_steps_;
   std::uint64_t max_samples_;  // ServerConfig::max_samples_per_stream
   const std::atomic<bool>* cancel_ = nullptr;

@@ -91,6 +91,9 @@ nlohmann::json ConfigToJson(const ServerConfig& c) {
           {"max_streams", c.max_streams},
           {"max_registered_models", c.max_registered_models},
           {"max_spec_bytes", c.max_spec_bytes},
+          {"max_spec_variables", c.max_spec_variables},
+          {"max_spec_constraints", c.max_spec_constraints},
+          {"max_spec_nodes", c.max_spec_nodes},
           {"default_frame_samples", c.default_frame_samples},
           {"max_frame_samples", c.max_frame_samples},
           {"max_steps_per_stream", c.max_steps_per_stream},
@@ -133,6 +136,12 @@ bool ServerConfig::IsValid(std::string* why) const {
   return Check(max_sessions >= 1, "max_sessions", std::to_string(max_sessions), ">= 1", why) &&
          Check(max_streams >= 1, "max_streams", std::to_string(max_streams), ">= 1", why) &&
          Check(max_spec_bytes >= 1, "max_spec_bytes", std::to_string(max_spec_bytes), ">= 1", why) &&
+         Check(max_spec_variables >= 1, "max_spec_variables", std::to_string(max_spec_variables),
+               ">= 1", why) &&
+         Check(max_spec_constraints >= 1, "max_spec_constraints",
+               std::to_string(max_spec_constraints), ">= 1", why) &&
+         Check(max_spec_nodes >= 1, "max_spec_nodes", std::to_string(max_spec_nodes), ">= 1",
+               why) &&
          Check(max_frame_samples >= 1, "max_frame_samples", std::to_string(max_frame_samples),
                ">= 1", why) &&
          Check(default_frame_samples >= 1 && default_frame_samples <= max_frame_samples,
@@ -179,6 +188,15 @@ bool ServerConfig::IsValid(std::string* why) const {
                std::to_string(tenant_max_registered_models), ">= 1", why) &&
          Check(tenant_max_streams >= 1, "tenant_max_streams", std::to_string(tenant_max_streams),
                ">= 1", why);
+}
+
+model::SpecLimits ServerConfig::ModelLimits() const {
+  model::SpecLimits limits;
+  limits.max_document_bytes = std::max(limits.max_document_bytes, max_spec_bytes);
+  limits.max_variables = max_spec_variables;
+  limits.max_constraints = max_spec_constraints;
+  limits.max_nodes = max_spec_nodes;
+  return limits;
 }
 
 struct Server::Impl {

@@ -103,14 +103,6 @@ grpc::Status AddSession(SessionStore* store, std::shared_ptr<Session> session) {
   return SessionLimit(*store);
 }
 
-model::SpecLimits RegistryLimits(const ServerConfig& config) {
-  // The request-size limit max_spec_bytes is the service's check; the catalog must load
-  // whatever it is, so the registry's limit only grows with it.
-  model::SpecLimits limits;
-  limits.max_document_bytes = std::max(limits.max_document_bytes, config.max_spec_bytes);
-  return limits;
-}
-
 std::size_t TenantMaxSessions(const ServerConfig& config) {
   // Without tenants the one anonymous tenant has the whole server.
   return config.token_file.empty() ? config.max_sessions : config.tenant_max_sessions;
@@ -120,8 +112,8 @@ std::size_t TenantMaxSessions(const ServerConfig& config) {
 
 ServiceState::ServiceState(const ServerConfig& config_in)
     : config(config_in),
-      registry(RegistryLimits(config_in), config_in.max_registered_models),
-      models(&registry, !config_in.token_file.empty(), RegistryLimits(config_in),
+      registry(config_in.ModelLimits(), config_in.max_registered_models),
+      models(&registry, !config_in.token_file.empty(), config_in.ModelLimits(),
              config_in.max_registered_models, config_in.tenant_max_registered_models),
       sessions(config_in.max_sessions, TenantMaxSessions(config_in), config_in.session_ttl,
                config_in.replay_total_bytes),
@@ -433,6 +425,9 @@ void SessionService::GetServerInfo(v1::ServerInfo* response) {
   response->set_max_streams(config.max_streams);
   response->set_max_frame_samples(config.max_frame_samples);
   response->set_max_spec_bytes(config.max_spec_bytes);
+  response->set_max_spec_variables(config.max_spec_variables);
+  response->set_max_spec_constraints(config.max_spec_constraints);
+  response->set_max_spec_nodes(config.max_spec_nodes);
   response->set_max_steps_per_stream(config.max_steps_per_stream);
   response->set_session_ttl_seconds(std::chrono::duration<double>(config.session_ttl).count());
   TimestampToProto(state_->start_time, response->mutable_start_time());
@@ -515,6 +510,7 @@ grpc::Status SessionService::OpenSimulate(const std::string& tenant,
   }
   out->source = std::make_unique<OneShotRun>(&state_->models, tenant, request,
                                              state_->config.max_spec_bytes,
+                                             state_->config.ModelLimits(),
                                              state_->config.max_steps_per_stream,
                                              state_->config.max_samples_per_stream);
   return grpc::Status::OK;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "tether/server/flags.h"
 #include "tether/server/server.h"
 
 namespace tether::cli {
@@ -81,6 +82,7 @@ std::unique_ptr<Connection> Connection::Open(const std::string& target,
   server::ServerConfig config;
   config.listen = "";       // in-process only: no port is opened
   config.log_rpcs = false;  // the per-RPC JSON log is for operators, not for a CLI user
+  if (!server::ApplySpecLimitEnvironment(&config, error)) return nullptr;
   connection->embedded_ = server::Server::Start(config, error);
   if (connection->embedded_ == nullptr) return nullptr;
   connection->client_ =

@@ -136,7 +136,9 @@ int VersionCommand(Connection* connection, bool json, std::ostream& out, std::os
   for (const std::string& method : info.methods()) out << " " << method;
   out << "\n  limits: " << info.max_sessions() << " sessions, " << info.max_streams()
       << " streams, " << info.max_frame_samples() << " samples per frame, "
-      << info.max_spec_bytes() << " spec bytes, " << info.max_steps_per_stream()
+      << info.max_spec_bytes() << " spec bytes (" << info.max_spec_variables()
+      << " variables, " << info.max_spec_constraints() << " constraints, "
+      << info.max_spec_nodes() << " expression nodes), " << info.max_steps_per_stream()
       << " steps per stream; idle sessions live " << FormatShort(info.session_ttl_seconds(), 6)
       << " s\n";
   return kExitOk;

@@ -1,5 +1,8 @@
 #include "tether/model/model.h"
 
+#include <algorithm>
+#include <initializer_list>
+
 #include "model/spec_reader.h"
 #include "tether/expr/number_text.h"
 
@@ -30,6 +33,19 @@ bool SpecLimits::IsValid(std::string* why) const {
     return false;
   }
   return true;
+}
+
+SpecLimits SpecLimits::AtLeast(const SpecLimits& floor) const {
+  SpecLimits raised = *this;
+  for (auto field : {&SpecLimits::max_document_bytes, &SpecLimits::max_expression_length,
+                     &SpecLimits::max_nodes, &SpecLimits::max_variables,
+                     &SpecLimits::max_parameters, &SpecLimits::max_constraints,
+                     &SpecLimits::max_outputs, &SpecLimits::max_definitions,
+                     &SpecLimits::max_expanded_depth}) {
+    raised.*field = std::max(raised.*field, floor.*field);
+  }
+  raised.max_expression_depth = std::max(raised.max_expression_depth, floor.max_expression_depth);
+  return raised;
 }
 
 // A form fills only its own state lists (FormSpec::States lists them), so the sum is its count.

@@ -32,8 +32,9 @@ RegistryResult ModelRegistry::Register(std::string_view json_text, bool replace)
 }
 
 RegistryResult ModelRegistry::Add(std::string_view json_text, bool builtin, bool replace) {
-  // Parse outside the lock: validation is the expensive part and touches no shared state.
-  ModelResult parsed = ParseModel(json_text, limits_);
+  // Parse outside the lock: validation is the expensive part and touches no shared state. The
+  // built-in catalog loads whatever the limits, which bound what users send.
+  ModelResult parsed = ParseModel(json_text, builtin ? limits_.AtLeast(SpecLimits{}) : limits_);
   RegistryResult result;
   if (!parsed.ok()) {
     result.status = RegistryStatus::kInvalid;

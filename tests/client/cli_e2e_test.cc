@@ -259,6 +259,20 @@ TEST(CliExitCodes, UsageErrorsExitTwoAndNameTheProblem) {
   EXPECT_EQ(no_subcommand.exit_code, 2);
 }
 
+// The embedded server takes `tether serve`'s model-size limits from their environment
+// variables, so a local run can take a model larger than the defaults, or be held smaller.
+TEST(Cli, EmbeddedServerReadsTheModelSizeLimitsFromTheEnvironment) {
+  const std::string spec = std::string(kDataDir) + "/chain_index4.json";
+  const ProcessResult small =
+      Tether({"run", "--spec", spec, "--t-end", "0.1"}, {{"TETHER_MAX_SPEC_VARIABLES", "2"}});
+  EXPECT_EQ(small.exit_code, 2) << small.err;
+  EXPECT_THAT(small.err, HasSubstr("; the limit is 2"));
+  const ProcessResult bad =
+      Tether({"run", "--spec", spec, "--t-end", "0.1"}, {{"TETHER_MAX_SPEC_NODES", "0"}});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("max-spec-nodes"));
+}
+
 TEST(CliExitCodes, BadSpecExitsTwoWithEveryProblemByPath) {
   const std::string spec = std::string(kDataDir) + "/typo.json";
   for (const std::string command : {"register", "run", "validate", "validate -"}) {
@@ -896,7 +910,9 @@ TEST(CliScripting, ServeSharesTheServersFlagsAndEnvironment) {
   const std::string address = "127.0.0.1:" + std::to_string(port);
   const std::string log = TempFile("serve.log");
   setenv("TETHER_MAX_SESSIONS", "3", 1);
-  ChildProcess serve({kTether, "serve", "--listen", address, "--max-spec-bytes", "5000", "--quiet"}, log);
+  ChildProcess serve({kTether, "serve", "--listen", address, "--max-spec-bytes", "5000",
+                      "--max-spec-variables", "40", "--quiet"},
+                     log);
   unsetenv("TETHER_MAX_SESSIONS");
   std::optional<nlohmann::json> info;
   for (int i = 0; i < 200 && !info; ++i) {  // bounded: 200 × 50 ms
@@ -910,6 +926,7 @@ TEST(CliScripting, ServeSharesTheServersFlagsAndEnvironment) {
   ASSERT_TRUE(info.has_value()) << ReadWholeFile(log);
   EXPECT_EQ((*info)["max_sessions"], "3");
   EXPECT_EQ((*info)["max_spec_bytes"], "5000");
+  EXPECT_EQ((*info)["max_spec_variables"], "40");
   serve.Stop();
   std::filesystem::remove(log);
 }

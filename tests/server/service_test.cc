@@ -224,6 +224,49 @@ TEST_F(ServiceTest, RegisterModelEnforcesSizeAndCountLimits) {
   EXPECT_THAT(second.error_message(), HasSubstr("max_registered_models = 1"));
 }
 
+// The model-size limits bound what clients send (RegisterModel, Simulate's spec) and name the
+// count and the limit; the built-in catalog loads whatever they are, and GetServerInfo tells.
+TEST_F(ServiceTest, ModelSizeLimitsBoundClientSpecsNotTheCatalog) {
+  ServerConfig config = TestConfig();
+  config.max_spec_variables = 2;  // the oscillator has 3 states, the catalog's pendulum 4
+  Restart(config);
+  const grpc::Status registered = Register(kOscillatorSpec);
+  EXPECT_EQ(registered.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(registered.error_message(), HasSubstr("has 3 state variables; the limit is 2"));
+  v1::SimulateRequest simulate;
+  simulate.set_spec_json(kOscillatorSpec);
+  const Collected one_shot = RunSimulate(stub_.get(), simulate);
+  EXPECT_EQ(one_shot.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(one_shot.status.error_message(), HasSubstr("invalid model spec"));
+  EXPECT_THAT(BadRequestOf(one_shot.status).field_violations(0).description(),
+              HasSubstr("has 3 state variables; the limit is 2"));
+  MustCreate("pendulum", "catalog-still-loads");
+
+  config.max_spec_variables = 3;
+  config.max_spec_constraints = 1;
+  config.max_spec_nodes = 3;  // the oscillator's expressions need more nodes than that
+  Restart(config);
+  const grpc::Status nodes = Register(kOscillatorSpec);
+  EXPECT_EQ(nodes.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(nodes.error_message(), HasSubstr("more than 3 expression nodes"));
+
+  config.max_spec_nodes = ServerConfig{}.max_spec_nodes;
+  Restart(config);
+  ASSERT_TRUE(Register(kOscillatorSpec).ok());
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ServerInfo info;
+  ASSERT_TRUE(stub_->GetServerInfo(&context, v1::GetServerInfoRequest{}, &info).ok());
+  EXPECT_EQ(info.max_spec_variables(), 3u);
+  EXPECT_EQ(info.max_spec_constraints(), 1u);
+  EXPECT_EQ(info.max_spec_nodes(), ServerConfig{}.max_spec_nodes);
+
+  std::string why;
+  config.max_spec_constraints = 0;
+  EXPECT_FALSE(config.IsValid(&why));
+  EXPECT_EQ(why, "ServerConfig::max_spec_constraints = 0; must be >= 1");
+}
+
 TEST_F(ServiceTest, DeleteModelRemovesRegisteredOnly) {
   ASSERT_TRUE(Register(kOscillatorSpec).ok());
   auto remove = [this](const std::string& name) {

@@ -48,6 +48,8 @@ struct SpecLimits {
 
   // False (with the reason in `why`, if given) when a limit is zero.
   bool IsValid(std::string* why) const;
+  // These limits, each raised to `floor`'s where that is larger.
+  [[nodiscard]] SpecLimits AtLeast(const SpecLimits& floor) const;
 };
 
 struct Parameter {

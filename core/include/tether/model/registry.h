@@ -39,6 +39,8 @@ class ModelRegistry {
     bool builtin = false;
   };
 
+  // `limits` bound the specs registered; the built-in catalog loads under limits no lower than
+  // SpecLimits' defaults, whatever `limits` are.
   explicit ModelRegistry(SpecLimits limits = {}, std::size_t max_registered = 1000);
 
   // Loads every built-in catalog spec; a catalog spec that fails validation is a build bug,

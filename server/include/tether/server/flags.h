@@ -11,8 +11,10 @@
 //   if (std::string why; !flags.Resolve(&config, &why)) { ...; return 2; }
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -41,6 +43,22 @@ struct ServerFlags {
 
 // Adds every server flag (with its environment variable and default) to `app`.
 void AddServerFlags(CLI::App* app, ServerFlags* flags);
+
+// The spec-size limits among those flags (--max-spec-bytes, --max-spec-variables, …): their
+// names, environment variables, ServerConfig fields and help, defined here once.
+struct SpecLimitFlag {
+  std::string_view flag;  // "--max-spec-variables"
+  std::string_view env;   // "TETHER_MAX_SPEC_VARIABLES"
+  std::size_t ServerConfig::*field;
+  std::string_view help;
+};
+std::span<const SpecLimitFlag> SpecLimitFlags();
+
+// Sets the fields of SpecLimitFlags() from those of their environment variables that are set:
+// the CLI's embedded server reads these (and no other server variable), so that a local run can
+// take a model larger than the defaults. False, naming the variable, if a value is not an
+// integer >= 1.
+bool ApplySpecLimitEnvironment(ServerConfig* config, std::string* why);
 
 // Prints a parse error as CLI11 does and, when the bad value came from an environment variable
 // (the flag is not on the command line), names that variable; returns the exit code (2).

@@ -17,6 +17,8 @@
 
 #include <grpcpp/channel.h>
 
+#include "tether/model/model.h"
+
 namespace tether::server {
 
 // Severity of a log line; a line is written if its level is at least ServerConfig::log_level.
@@ -47,6 +49,14 @@ struct ServerConfig {
   std::size_t max_registered_models = 1000;
   // Bytes of one spec's JSON text (RegisterModel, Simulate); beyond → INVALID_ARGUMENT. ≥ 1.
   std::size_t max_spec_bytes = 1 << 20;
+  // The largest model a client may send (RegisterModel, Simulate's spec_json) or models_dir may
+  // hold: its state variables, its constraints (equalities and inequalities), and its
+  // expression nodes once definitions are substituted (the work of compiling it grows with
+  // these). Beyond → INVALID_ARGUMENT naming the count and the limit. The built-in catalog
+  // loads whatever they are. ≥ 1 each; the defaults are model::SpecLimits'.
+  std::size_t max_spec_variables = model::SpecLimits{}.max_variables;
+  std::size_t max_spec_constraints = model::SpecLimits{}.max_constraints;
+  std::size_t max_spec_nodes = model::SpecLimits{}.max_nodes;
   // Samples per frame when the request says 0. In [1, max_frame_samples].
   std::size_t default_frame_samples = 256;
   // Largest samples per frame a request may ask for; beyond → INVALID_ARGUMENT. ≥ 1.
@@ -146,6 +156,10 @@ struct ServerConfig {
 
   // Checks every field; on failure writes e.g. "ServerConfig::max_sessions = 0; must be >= 1".
   bool IsValid(std::string* why) const;
+  // The limits a spec is parsed under: model::SpecLimits' own with the max_spec_ fields above
+  // (the document's bytes never below SpecLimits' default: the service checks max_spec_bytes
+  // on the request itself, and the catalog must load whatever it is).
+  [[nodiscard]] model::SpecLimits ModelLimits() const;
 };
 
 // Counters for tests and logs; a snapshot.
