@@ -191,7 +191,7 @@ int Run(int argc, char** argv) {
   const long total_samples = arguments.quick ? 2000 : 200000;
   const unsigned frame_samples = 20;
   // Streams this long run mostly in their steady state: a call's start-up (its client thread's
-  // first wake-up, the call set-up, admission, the session's simulation) is spread over 100
+  // first wake-up, the call set-up on both sides, the stream's admission) is spread over 100
   // frames instead of the 10 the fixed total leaves each of 1000 streams.
   const long long_stream = (arguments.quick ? 5 : 100) * static_cast<long>(frame_samples);
   Table table("Concurrent StreamStates of the seed pendulum on one server (" +
@@ -248,7 +248,7 @@ int Run(int argc, char** argv) {
             Format(single > 0.0 ? short_row.samples_per_second / single : 0.0) +
             ": it adds every call's start-up, " + Format(1e6 * startup) +
             " µs of wall clock per stream (the client thread's first wake-up, the call set-up "
-            "on both sides, admission and the session's simulation), to that streaming.";
+            "on both sides, the stream's admission), to that streaming.";
   }
   note += " RSS per idle session (created, never streamed; " + std::to_string(idle) +
           " sessions): " + Format(per_idle) + " KiB (target ≤ 64 KiB). Clients and server share "
