@@ -88,6 +88,14 @@ async function explainStall(page, i) {
   console.log(`  (card: state ${c?.state}, connection ${c?.connection}, samples ${c?.samples}; server: ${server})`);
 }
 
+// Waits until card i's stream has ended in `state` ('paused', 'finished'); if it does not,
+// says which side stalled.
+async function waitForStreamEnd(page, i, state, what) {
+  const ended = await waitFor(page, ([k, wanted]) => document.querySelectorAll('.card')[k]?.dataset.state === wanted, [i, state], what);
+  if (!ended) await explainStall(page, i);
+  return ended;
+}
+
 // The pendulum: start, points arrive, pause stops the counter, a parameter change is an event
 // and changes the trajectory, residuals below the tolerance.
 async function pendulumScenario(page) {
@@ -106,9 +114,7 @@ async function pendulumScenario(page) {
   check(Number(c.points) >= 20, `the time plot holds ${c.points} points`);
 
   await clickCard(page, i, 'pause');
-  if (!await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause ends the stream')) {
-    await explainStall(page, i);
-  }
+  await waitForStreamEnd(page, i, 'paused', 'pause ends the stream');
   const paused = await card(page, i);
   check(paused.state === 'paused', `state after pause: ${paused.state}`);
   // The stream is closed after its summary: nothing can add samples. Wait one second of
@@ -156,9 +162,7 @@ async function pendulumScenario(page) {
   check(c.events.some((e) => /reconnected at sample \d+ \(no gap, no duplicate\)/.test(e.text)), `the stream resumed at the next sample: ${c.events.find((e) => /reconnected/.test(e.text))?.text}`);
   check(!c.events.some((e) => e.kind === 'EVENT_KIND_SAMPLES_LOST'), 'no samples lost across the reconnect');
   await clickCard(page, i, 'pause');
-  if (!await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'paused', i, 'pause before the fork')) {
-    await explainStall(page, i);
-  }
+  await waitForStreamEnd(page, i, 'paused', 'pause before the fork');
 
   // Fork: a second card side by side, a copy at the same sample.
   const pausedAt = (await card(page, i)).samples;
@@ -175,9 +179,7 @@ async function inequalityScenario(page) {
   console.log('scenario: inequality (pds_half_plane)');
   const i = await createSession(page, 'pds_half_plane', { realtime: 1, tEnd: 2 });
   await clickCard(page, i, 'start');
-  if (!await waitFor(page, (k) => document.querySelectorAll('.card')[k]?.dataset.state === 'finished', i, 'the run reaches t_end')) {
-    await explainStall(page, i);
-  }
+  await waitForStreamEnd(page, i, 'finished', 'the run reaches t_end');
   const c = await card(page, i);
   const counts = JSON.parse(c.eventCounts || '{}');
   check(counts.EVENT_KIND_ACTIVATED === 1 && counts.EVENT_KIND_DEACTIVATED === 1,

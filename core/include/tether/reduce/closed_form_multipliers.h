@@ -17,13 +17,12 @@
 // pivots small_dense.h's Ldlt would take (the larger diagonal entry D_1, then det/D_1) above
 // 2 × the threshold. DenseMultipliers forms S from M's Cholesky factor instead of the
 // quotients here and factors it itself, so its pivots differ from these by a few ε of the
-// largest; the margin, one more threshold (1000·n·ε of the largest
-// pivot), covers that many times over, so every S accepted here is one DenseMultipliers would
-// accept too. Otherwise the caller evaluates the dense
-// layout and solves it by DenseMultipliers, which decides and names the cause (a non-finite
-// value, an indefinite M, dependent constraints) exactly as it always does: a non-finite input
-// reaches an output (0·∞ is NaN), d is checked itself because d_k = ∞ would make w_k and x_k 0.
-// Results equal DenseMultipliers' to rounding.
+// largest; the margin, one more threshold (1000·n·ε of the largest pivot), covers that many
+// times over, so every S accepted here is one DenseMultipliers would accept too. Otherwise the
+// caller evaluates the dense layout and solves it by DenseMultipliers, which decides and names
+// the cause (a non-finite value, an indefinite M, dependent constraints) exactly as it always
+// does: a non-finite input reaches an output (0·∞ is NaN), d is checked itself because d_k = ∞
+// would make w_k and x_k 0. Results equal DenseMultipliers' to rounding.
 #pragma once
 
 #include <cstddef>

@@ -156,9 +156,9 @@ struct ServerConfig {
 
   // Checks every field; on failure writes e.g. "ServerConfig::max_sessions = 0; must be >= 1".
   bool IsValid(std::string* why) const;
-  // The limits a spec is parsed under: model::SpecLimits' own with the max_spec_ fields above
-  // (the document's bytes never below SpecLimits' default: the service checks max_spec_bytes
-  // on the request itself, and the catalog must load whatever it is).
+  // The limits a spec is parsed under: model::SpecLimits' own with the max_spec_ fields above.
+  // The document's bytes are never below SpecLimits' default: the service checks
+  // max_spec_bytes on a request's text itself, and a --models-dir file may be as large.
   [[nodiscard]] model::SpecLimits ModelLimits() const;
 };
 
