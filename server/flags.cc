@@ -54,10 +54,11 @@ bool ApplySpecLimitEnvironment(ServerConfig* config, std::string* why) {
     std::size_t parsed = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
     if (error != std::errc() || end != value.data() + value.size() || parsed < 1) {
-      *why = std::string(limit.env) + " = '" + std::string(value) + "'; must be an integer >= 1";
+      *why = std::string(limit.env) + " = '" + std::string(value) + "' (" +
+             std::string(limit.flag) + "): must be an integer >= 1";
       return false;
     }
-    config->*limit.field = parsed;
+    if (config != nullptr) config->*limit.field = parsed;
   }
   return true;
 }
@@ -182,11 +183,10 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
       ->envname("TETHER_TENANT_MAX_STREAMS")->capture_default_str()->check(at_least_one);
 }
 
-// CLI11 names the option of a bad value, not the environment variable it came from.
-int ReportFlagError(const CLI::App& app, const CLI::ParseError& error, int argc,
-                    const char* const* argv, std::string_view program) {
-  const int code = app.exit(error);
+std::vector<std::string> EnvironmentSources(const CLI::App& app, const CLI::ParseError& error,
+                                            int argc, const char* const* argv) {
   const std::string message = error.what();
+  std::vector<std::string> lines;
   for (const CLI::Option* option : app.get_options()) {
     const std::string env = option->get_envname();
     const std::string name = option->get_name();
@@ -195,11 +195,20 @@ int ReportFlagError(const CLI::App& app, const CLI::ParseError& error, int argc,
         OnCommandLine(name, argc, argv)) {
       continue;
     }
-    std::fprintf(stderr, "%.*s: %s came from the environment variable %s='%s'\n",
-                 static_cast<int>(program.size()), program.data(), name.c_str(), env.c_str(),
-                 value);
+    lines.push_back(name + " came from the environment variable " + env + "='" + value + "'");
   }
-  return code;
+  return lines;
+}
+
+int ReportFlagError(const CLI::App& app, const CLI::ParseError& error, int argc,
+                    const char* const* argv, std::string_view program) {
+  // CLI11 exits 0 for --help and a code of its own per kind of error otherwise.
+  if (app.exit(error) == 0) return 0;
+  for (const std::string& line : EnvironmentSources(app, error, argc, argv)) {
+    std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(program.size()), program.data(),
+                 line.c_str());
+  }
+  return 2;
 }
 
 int HashTokenCommand(const std::string& tenant, std::istream& in, std::ostream& out,

@@ -215,6 +215,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App* serve = app.add_subcommand(
       "serve", "Run the gRPC server: tether-server's flags and TETHER_* environment variables");
   server::AddServerFlags(serve, &serve_flags);
+  // CLI11 reads and checks a subcommand's environment variables even when another command
+  // runs, unless the subcommand has a parse-complete callback: then only when it is the one
+  // given. Without it a server's bad TETHER_MAX_SESSIONS would fail `tether models`.
+  serve->parse_complete_callback([] {});
 
   bool json = false;
   const char* const kJsonHelp = "Print the API's resources as JSON (proto field names, every field)";
@@ -330,6 +334,11 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e, out, err);
+    if (serve->parsed()) {
+      for (const std::string& line : server::EnvironmentSources(*serve, e, argc, argv)) {
+        err << "tether serve: " << line << '\n';
+      }
+    }
     return code == 0 ? kExitOk : kExitUsageError;
   }
 
@@ -360,6 +369,11 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   const std::string where = validate->parsed()                   ? std::string()
                             : remote_only && target.empty() ? local_server
                                                             : target;
+  // A bad model-size variable is the user's to mend, not a server failure.
+  if (std::string why; where.empty() && !server::ApplySpecLimitEnvironment(nullptr, &why)) {
+    err << "tether: " << why << '\n';
+    return kExitUsageError;
+  }
   auto connection = Open(where, client_options, err);
   if (connection == nullptr) return kExitSimulationFailed;
 

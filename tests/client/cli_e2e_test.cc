@@ -270,7 +270,27 @@ TEST(Cli, EmbeddedServerReadsTheModelSizeLimitsFromTheEnvironment) {
   const ProcessResult bad =
       Tether({"run", "--spec", spec, "--t-end", "0.1"}, {{"TETHER_MAX_SPEC_NODES", "0"}});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
-  EXPECT_THAT(bad.err, HasSubstr("max-spec-nodes"));
+  EXPECT_THAT(bad.err, HasSubstr("TETHER_MAX_SPEC_NODES = '0' (--max-spec-nodes)"));
+}
+
+// A server's variables are `tether serve`'s alone: a value only the server reads, and that it
+// would refuse, leaves every other command alone.
+TEST(Cli, ServerVariablesReachServeAloneAndAreNamedWhenBad) {
+  const ProcessResult models =
+      Tether({"models"}, {{"TETHER_MAX_SESSIONS", "abc"}, {"TETHER_WORKER_THREADS", "-1"}});
+  EXPECT_EQ(models.exit_code, 0) << models.err;
+  EXPECT_THAT(models.out, HasSubstr("pendulum"));
+  const ProcessResult serve = Tether({"serve", "--listen", "127.0.0.1:0"},
+                                     {{"TETHER_MAX_SESSIONS", "abc"}});
+  EXPECT_EQ(serve.exit_code, 2) << serve.err;
+  EXPECT_THAT(serve.err, HasSubstr("--max-sessions came from the environment variable "
+                                    "TETHER_MAX_SESSIONS='abc'"));
+  // tether-server says the same, with the same exit code for every bad command line.
+  const ProcessResult server = RunProcess({kTetherServer}, {{"TETHER_MAX_SESSIONS", "abc"}});
+  EXPECT_EQ(server.exit_code, 2) << server.err;
+  EXPECT_THAT(server.err, HasSubstr("TETHER_MAX_SESSIONS='abc'"));
+  EXPECT_EQ(RunProcess({kTetherServer, "--no-such-flag"}).exit_code, 2);
+  EXPECT_EQ(RunProcess({kTetherServer, "--help"}).exit_code, 0);
 }
 
 TEST(CliExitCodes, BadSpecExitsTwoWithEveryProblemByPath) {

@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tether/server/server.h"
 
@@ -57,11 +58,17 @@ std::span<const SpecLimitFlag> SpecLimitFlags();
 // Sets the fields of SpecLimitFlags() from those of their environment variables that are set:
 // the CLI's embedded server reads these (and no other server variable), so that a local run can
 // take a model larger than the defaults. False, naming the variable, if a value is not an
-// integer >= 1.
+// integer >= 1. A null `config` only checks the values.
 bool ApplySpecLimitEnvironment(ServerConfig* config, std::string* why);
 
-// Prints a parse error as CLI11 does and, when the bad value came from an environment variable
-// (the flag is not on the command line), names that variable; returns the exit code (2).
+// CLI11 names the option of a bad value, not the environment variable it came from: one line
+// per option of `app` that `error` names, that is not on the command line and whose variable is
+// set, "--max-sessions came from the environment variable TETHER_MAX_SESSIONS='abc'".
+std::vector<std::string> EnvironmentSources(const CLI::App& app, const CLI::ParseError& error,
+                                            int argc, const char* const* argv);
+// Prints a parse error as CLI11 does, then EnvironmentSources; returns the exit code: 2 for a
+// bad command line (CLI11's own codes, 105 for a bad value, 109 for an unknown flag, … are
+// not a contract), 0 for --help.
 int ReportFlagError(const CLI::App& app, const CLI::ParseError& error, int argc,
                     const char* const* argv, std::string_view program);
 
