@@ -27,7 +27,8 @@ struct ContentType {
   std::string_view type;
 };
 // By file name suffix; a file without one of these fails the first lookup (see Table()).
-constexpr std::array<ContentType, 7> kContentTypes = {{
+// Sized by its entries: a padding entry's empty suffix would match every name.
+constexpr auto kContentTypes = std::to_array<ContentType>({
     {".html", "text/html; charset=utf-8"},
     {".js", "text/javascript; charset=utf-8"},
     {".css", "text/css; charset=utf-8"},
@@ -35,7 +36,7 @@ constexpr std::array<ContentType, 7> kContentTypes = {{
     {".svg", "image/svg+xml"},
     {".json", "application/json"},
     {"LICENSE", "text/plain; charset=utf-8"},
-}};
+});
 
 std::string_view ContentTypeOf(std::string_view name) {
   for (const auto& c : kContentTypes) {

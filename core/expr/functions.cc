@@ -5,7 +5,8 @@
 namespace tether::expr::internal {
 namespace {
 
-constexpr std::array<FunctionInfo, 19> kFunctions = {{
+// Sized by its entries (a fixed size would pad a forgotten line with an unnamed function).
+constexpr auto kFunctions = std::to_array<FunctionInfo>({
     {"sin", Op::kSin, 1},       {"cos", Op::kCos, 1},   {"tan", Op::kTan, 1},
     {"asin", Op::kAsin, 1},     {"acos", Op::kAcos, 1}, {"atan", Op::kAtan, 1},
     {"atan2", Op::kAtan2, 2},   {"sinh", Op::kSinh, 1}, {"cosh", Op::kCosh, 1},
@@ -13,7 +14,7 @@ constexpr std::array<FunctionInfo, 19> kFunctions = {{
     {"sqrt", Op::kSqrt, 1},     {"abs", Op::kAbs, 1},   {"sign", Op::kSign, 1},
     {"min", Op::kMin, 2},       {"max", Op::kMax, 2},   {"pow", Op::kPow, 2},
     {"select", Op::kSelect, 3},
-}};
+});
 
 }  // namespace
 

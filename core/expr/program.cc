@@ -411,6 +411,8 @@ std::string Program::Disassemble() const {
       "sqrt",  "rsqrt",  "pow",    "sin",    "cos",    "tan",    "asin", "acos", "atan",
       "atan2", "sinh",   "cosh",   "tanh",   "exp",    "log",    "abs",  "sign", "min",
       "max",   "select", "muladd", "mulsub", "submul", "negmul"};
+  static_assert(kNames.size() == static_cast<std::size_t>(Code::kNegMul) + 1,
+                "one name per instruction code, in Code's order (kNegMul is the last)");
   std::string text = "; " + std::to_string(num_inputs_) + " inputs r0..r" +
                      std::to_string(num_inputs_ == 0 ? 0 : num_inputs_ - 1) + ", " +
                      std::to_string(registers_.size()) + " registers, " +

@@ -24,14 +24,15 @@ struct Method {
   std::unique_ptr<Stepper> (*make)(const StepperOptions&);
 };
 
-constexpr std::array<Method, 6> kMethods = {{
+// Sized by its entries (a fixed size would pad a forgotten line with a null factory).
+constexpr auto kMethods = std::to_array<Method>({
     {"euler", &Make<ExplicitEuler>},
     {"rk4", &Make<Rk4>},
     {"dp5", &Make<DormandPrince>},
     {"dop853", &Make<Dop853>},
     {"bdf", &Make<Bdf>},
     {"radau5", &Make<Radau5>},
-}};
+});
 
 constexpr std::array<std::string_view, kMethods.size()> kNames = [] {
   std::array<std::string_view, kMethods.size()> names{};

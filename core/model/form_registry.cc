@@ -21,6 +21,8 @@ const ImplicitSpec kImplicit;
 
 // In Form's order (SpecOf indexes it), which is also the order forms are listed in messages.
 const std::array<const FormSpec*, 4> kSpecs = {&kMechanical, &kIndex1, &kIndex2, &kImplicit};
+static_assert(kSpecs.size() == static_cast<std::size_t>(Form::kImplicit) + 1,
+              "one spec half per Form (kImplicit is the last)");
 
 }  // namespace
 
