@@ -10,7 +10,9 @@ namespace tether::project {
 
 class BaumgarteProjector : public Projector {
  public:
-  [[nodiscard]] std::string_view name() const override { return "baumgarte"; }
+  [[nodiscard]] std::string_view name() const override {
+    return ProjectionName(Method::kBaumgarte);
+  }
   [[nodiscard]] std::unique_ptr<Projector> Clone() const override;
   void Resize(const reduce::ReducedModel& model) override;
   bool Project(reduce::ReducedModel& model, double t, std::span<double> z,

@@ -12,7 +12,9 @@ namespace tether::project {
 class CoupledProjector : public Projector {
  public:
   explicit CoupledProjector(const ProjectorOptions& options) : options_(options) {}
-  [[nodiscard]] std::string_view name() const override { return "coupled"; }
+  [[nodiscard]] std::string_view name() const override {
+    return ProjectionName(Method::kCoupled);
+  }
   [[nodiscard]] std::unique_ptr<Projector> Clone() const override;
   void Resize(const reduce::ReducedModel& model) override;
   bool Project(reduce::ReducedModel& model, double t, std::span<double> z,

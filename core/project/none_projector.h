@@ -8,7 +8,9 @@ namespace tether::project {
 
 class NoneProjector : public Projector {
  public:
-  [[nodiscard]] std::string_view name() const override { return "none"; }
+  [[nodiscard]] std::string_view name() const override {
+    return ProjectionName(Method::kNone);
+  }
   [[nodiscard]] std::unique_ptr<Projector> Clone() const override;
   void Resize(const reduce::ReducedModel& model) override;
   bool Project(reduce::ReducedModel& model, double t, std::span<double> z,

@@ -61,18 +61,4 @@ std::unique_ptr<Projector> MakeProjector(Method method, const ProjectorOptions& 
   return nullptr;
 }
 
-std::string_view MethodName(Method method) {
-  switch (method) {
-    case Method::kNone:
-      return "none";
-    case Method::kBaumgarte:
-      return "baumgarte";
-    case Method::kCoupled:
-      return "coupled";
-    case Method::kSequential:
-      return "sequential";
-  }
-  return "unknown";
-}
-
 }  // namespace tether::project

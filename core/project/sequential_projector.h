@@ -13,7 +13,9 @@ namespace tether::project {
 class SequentialProjector : public Projector {
  public:
   explicit SequentialProjector(const ProjectorOptions& options) : options_(options) {}
-  [[nodiscard]] std::string_view name() const override { return "sequential"; }
+  [[nodiscard]] std::string_view name() const override {
+    return ProjectionName(Method::kSequential);
+  }
   [[nodiscard]] std::unique_ptr<Projector> Clone() const override;
   void Resize(const reduce::ReducedModel& model) override;
   bool Project(reduce::ReducedModel& model, double t, std::span<double> z,

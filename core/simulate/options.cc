@@ -31,53 +31,6 @@ std::span<const std::string_view> MethodNames() {
   return names;
 }
 
-std::string_view ProjectionName(Projection p) {
-  switch (p) {
-    case Projection::kNone:
-      return "none";
-    case Projection::kBaumgarte:
-      return "baumgarte";
-    case Projection::kCoupled:
-      return "coupled";
-    case Projection::kSequential:
-      return "sequential";
-  }
-  return "unknown";
-}
-
-std::string_view MetricName(Metric m) {
-  switch (m) {
-    case Metric::kEuclidean:
-      return "euclidean";
-    case Metric::kMass:
-      return "mass";
-    case Metric::kWeighted:
-      return "weighted";
-  }
-  return "unknown";
-}
-
-bool ParseProjection(std::string_view name, Projection* out) {
-  for (Projection p : {Projection::kNone, Projection::kBaumgarte, Projection::kCoupled,
-                       Projection::kSequential}) {
-    if (ProjectionName(p) == name) {
-      *out = p;
-      return true;
-    }
-  }
-  return false;
-}
-
-bool ParseMetric(std::string_view name, Metric* out) {
-  for (Metric m : {Metric::kEuclidean, Metric::kMass, Metric::kWeighted}) {
-    if (MetricName(m) == name) {
-      *out = m;
-      return true;
-    }
-  }
-  return false;
-}
-
 bool Options::IsValid(std::string* why) const {
   const std::vector<SetupProblem> problems = OptionProblems(*this);
   if (problems.empty()) return true;

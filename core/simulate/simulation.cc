@@ -43,20 +43,6 @@ double ThreadCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-project::Method ToMethod(Projection p) {
-  switch (p) {
-    case Projection::kNone:
-      return project::Method::kNone;
-    case Projection::kBaumgarte:
-      return project::Method::kBaumgarte;
-    case Projection::kSequential:
-      return project::Method::kSequential;
-    case Projection::kCoupled:
-      break;
-  }
-  return project::Method::kCoupled;
-}
-
 // Options::atol for every entry of z, replaced where Options::atol_by_variable names z's
 // variable (z is the leading part of Model::states(); algebraic variables solved inside the
 // stages are not in it). Empty when no variable has its own tolerance.
@@ -71,23 +57,10 @@ std::vector<double> AtolPerComponent(const Options& o, const reduce::ReducedMode
   return atol;
 }
 
-project::Metric ToProjectorMetric(Metric m) {
-  switch (m) {
-    case Metric::kMass:
-      return project::Metric::kMass;
-    case Metric::kWeighted:
-      return project::Metric::kWeighted;
-    case Metric::kEuclidean:
-      break;
-  }
-  return project::Metric::kEuclidean;
-}
-
 project::ProjectorOptions ToProjectorOptions(const Options& o, const reduce::ReducedModel& reduced) {
   project::ProjectorOptions p;
-  p.metric = ToProjectorMetric(o.metric);
-  p.newton = o.newton == NewtonVariant::kSimplified ? project::NewtonVariant::kSimplified
-                                                    : project::NewtonVariant::kFull;
+  p.metric = o.metric;
+  p.newton = o.newton;
   p.tolerance = o.projection_tolerance;
   p.max_iterations = o.max_newton_iterations;
   p.weight_rtol = o.rtol;
@@ -864,7 +837,7 @@ CreateResult Simulation::Create(const Setup& setup) {
     return result;
   }
   impl->stepper = integrate::MakeStepper(first_method, stepper_options);
-  impl->projector = project::MakeProjector(ToMethod(o.projection), ToProjectorOptions(o, *impl->reduced));
+  impl->projector = project::MakeProjector(o.projection, ToProjectorOptions(o, *impl->reduced));
   if (o.projection == Projection::kBaumgarte) {
     impl->reduced->SetBaumgarte(o.baumgarte_alpha, o.baumgarte_beta);
   }

@@ -53,7 +53,7 @@ using AllMethods = ::testing::Types<MethodTag<Method::kNone>, MethodTag<Method::
 TYPED_TEST_SUITE(ProjectorContract, AllMethods);
 
 TYPED_TEST(ProjectorContract, NameAndCloneAgree) {
-  EXPECT_EQ(this->projector_->name(), project::MethodName(TypeParam::value));
+  EXPECT_EQ(this->projector_->name(), project::ProjectionName(TypeParam::value));
   EXPECT_EQ(this->projector_->Clone()->name(), this->projector_->name());
 }
 
@@ -264,7 +264,7 @@ TEST(NewtonProjection, APolishingCorrectionTakesAMetToleranceToRoundOff) {
       std::vector<double> z = start;
       ProjectionReport report;
       ASSERT_TRUE(projector->Project(*model, 0.0, z, &report)) << report.message;
-      const std::string what = std::string(project::MethodName(method)) +
+      const std::string what = std::string(project::ProjectionName(method)) +
                                (polish ? ", polished" : ", not polished");
       if (polish) {
         EXPECT_LE(report.residual_position, 64 * 2.2e-16 * kLength * kLength) << what;

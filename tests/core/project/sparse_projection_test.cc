@@ -91,7 +91,7 @@ TEST(SparseProjection, EqualsTheDensePathToRoundingInEveryMetricAndMethod) {
       for (project::Method method : {project::Method::kCoupled, project::Method::kSequential}) {
         SCOPED_TRACE("bodies " + std::to_string(bodies) + ", metric " +
                      std::to_string(static_cast<int>(metric)) + ", " +
-                     std::string(project::MethodName(method)));
+                     std::string(project::ProjectionName(method)));
         std::vector<double> z_dense = start, z_sparse = start;
         auto dense_projector = project::MakeProjector(method, OptionsFor(metric));
         auto sparse_projector = project::MakeProjector(method, OptionsFor(metric));

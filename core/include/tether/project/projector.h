@@ -12,31 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "tether/project/method.h"
 #include "tether/reduce/reduced_model.h"
 
 namespace tether::project {
-
-enum class Method {
-  kNone,        // nothing is projected: shows the drift of chapter 11
-  kBaumgarte,   // nothing is projected; the reduced model stabilizes a (ReducedModel::SetBaumgarte)
-  kCoupled,     // one Newton on all invariants in all of z (§20.2/§20.3, full algorithm)
-  kSequential,  // position invariants in the position block, then velocity invariants in the
-                // velocity block at the projected positions (§20.3, approximate algorithm)
-};
-
-enum class Metric {
-  kEuclidean,  // W = I
-  kMass,       // W = diag(M, M) on z = (q, v), M evaluated at x̃ (mechanical only)
-  // W = diag(w)², w_j = 1 / (atol_j + rtol·|x̃_j|): the step's own error weights (MEXX,
-  // Simbody). The correction lands where the stepper's error is allowed to be, in units of that
-  // allowance.
-  kWeighted,
-};
-
-enum class NewtonVariant {
-  kFull,        // H_z re-evaluated and S refactored every iteration: quadratic convergence
-  kSimplified,  // H_z frozen at x̃: one factorization per projection, linear convergence
-};
 
 struct ProjectorOptions {
   Metric metric = Metric::kEuclidean;
@@ -89,7 +68,7 @@ class Projector {
  public:
   virtual ~Projector() = default;
 
-  [[nodiscard]] virtual std::string_view name() const = 0;  // "none", "baumgarte", …
+  [[nodiscard]] virtual std::string_view name() const = 0;  // ProjectionName of its method
   [[nodiscard]] virtual std::unique_ptr<Projector> Clone() const = 0;
 
   // Allocates the work memory for `model`'s sizes; Project does not allocate afterwards.
@@ -104,7 +83,5 @@ class Projector {
 
 // nullptr if `options` is invalid.
 std::unique_ptr<Projector> MakeProjector(Method method, const ProjectorOptions& options);
-
-std::string_view MethodName(Method method);
 
 }  // namespace tether::project

@@ -23,38 +23,18 @@
 #include <vector>
 
 #include "tether/model/model.h"
+#include "tether/project/method.h"
 
 namespace tether::simulate {
 
-enum class Projection {
-  kNone,        // no projection: shows the drift of chapter 11
-  kBaumgarte,   // no projection; acceleration-level stabilization a + 2α h + β² Φ (chapter 11)
-  // One Newton on the KKT system for all invariants (§20.2/§20.3, full). The velocity rows'
-  // gradient in q, ∂h/∂q = Φ_qq v, lets it correct a velocity residual by moving positions; on
-  // an oscillating mechanism a step's velocity error is the frequency times its position error,
-  // so positions lose 1–2 digits (car axis, rtol = atol = 1e-7: 2.4 digits, sequential 4.2).
-  kCoupled,
-  // Positions onto Φ, then velocities onto h at the projected positions (§20.3): a velocity
-  // error never moves a position. The default: never less accurate than kCoupled on the
-  // catalog's mechanisms and the car axis (tests/core/simulate/projection_accuracy_test.cc).
-  kSequential,
-};
-
-enum class Metric {
-  kEuclidean,  // W = I (the source documents)
-  kMass,       // W = diag(M, M) (mechanical only; MEXX, Simbody)
-  // W = diag(1/(atol_j + rtol·|x̃_j|))², the error control's own norm (MEXX, Simbody).
-  // Consistent initialization uses the Euclidean metric instead: the given initial values are
-  // not a step's result. It does not recover what kCoupled loses on oscillating mechanisms:
-  // the lost digits come from the coupling, not from the scales (tolerance weights follow |x|,
-  // the step's error follows the frequency).
-  kWeighted,
-};
-
-enum class NewtonVariant {
-  kFull,        // Jacobian re-evaluated and refactored every iteration
-  kSimplified,  // Jacobian frozen at the unprojected point: one factorization per step
-};
+// The projection's options are the projector's own vocabulary (tether/project/method.h).
+using Projection = project::Method;
+using project::Metric;
+using project::NewtonVariant;
+using project::MetricName;
+using project::ParseMetric;
+using project::ParseProjection;
+using project::ProjectionName;
 
 // How index-1, index-2 and implicit models obtain y (DESIGN.md §3).
 enum class AlgebraicMode {
@@ -67,11 +47,6 @@ enum class AlgebraicMode {
   kSolve,
   kOde,    // y' ODE of §20.1/§20.2, with projection onto the invariants
 };
-
-std::string_view ProjectionName(Projection p);  // "none", "baumgarte", "coupled", "sequential"
-std::string_view MetricName(Metric m);          // "euclidean", "mass", "weighted"
-bool ParseProjection(std::string_view name, Projection* out);
-bool ParseMetric(std::string_view name, Metric* out);
 
 // The names Options::method accepts: every stepper of integrate::StepperNames() ("euler",
 // "rk4", "dp5", "dop853", "bdf", "radau5") and kAutoMethod.
