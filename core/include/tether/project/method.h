@@ -42,10 +42,9 @@ enum class NewtonVariant {
   kSimplified,  // H_z frozen at x̃: one factorization per projection, linear convergence
 };
 
+// The words of the wire's enum values (PROJECTION_METHOD_COUPLED → "coupled"), which the
+// server maps to these enums in server/convert.cc.
 std::string_view ProjectionName(Method method);  // "none", "baumgarte", "coupled", "sequential"
 std::string_view MetricName(Metric metric);      // "euclidean", "mass", "weighted"
-// False, leaving *out alone, for a name that is none of the above.
-bool ParseProjection(std::string_view name, Method* out);
-bool ParseMetric(std::string_view name, Metric* out);
 
 }  // namespace tether::project

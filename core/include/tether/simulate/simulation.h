@@ -32,8 +32,6 @@ using Projection = project::Method;
 using project::Metric;
 using project::NewtonVariant;
 using project::MetricName;
-using project::ParseMetric;
-using project::ParseProjection;
 using project::ProjectionName;
 
 // How index-1, index-2 and implicit models obtain y (DESIGN.md §3).
