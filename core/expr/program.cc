@@ -406,11 +406,11 @@ int Program::NumOperands(Code code) {
 }
 
 std::string Program::Disassemble() const {
-  static constexpr std::array<const char*, 33> kNames = {
+  static constexpr auto kNames = std::to_array<const char*>({
       "add",   "sub",    "mul",    "div",    "neg",    "square", "cube", "powi", "recip",
       "sqrt",  "rsqrt",  "pow",    "sin",    "cos",    "tan",    "asin", "acos", "atan",
       "atan2", "sinh",   "cosh",   "tanh",   "exp",    "log",    "abs",  "sign", "min",
-      "max",   "select", "muladd", "mulsub", "submul", "negmul"};
+      "max",   "select", "muladd", "mulsub", "submul", "negmul"});
   static_assert(kNames.size() == static_cast<std::size_t>(Code::kNegMul) + 1,
                 "one name per instruction code, in Code's order (kNegMul is the last)");
   std::string text = "; " + std::to_string(num_inputs_) + " inputs r0..r" +

@@ -20,7 +20,7 @@ const Index2Spec kIndex2;
 const ImplicitSpec kImplicit;
 
 // In Form's order (SpecOf indexes it), which is also the order forms are listed in messages.
-const std::array<const FormSpec*, 4> kSpecs = {&kMechanical, &kIndex1, &kIndex2, &kImplicit};
+const auto kSpecs = std::to_array<const FormSpec*>({&kMechanical, &kIndex1, &kIndex2, &kImplicit});
 static_assert(kSpecs.size() == static_cast<std::size_t>(Form::kImplicit) + 1,
               "one spec half per Form (kImplicit is the last)");
 

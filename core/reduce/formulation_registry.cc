@@ -21,8 +21,8 @@ const Index2Formulation kIndex2;
 const ImplicitFormulation kImplicit;
 
 // In model::Form's order (FormulationOf indexes it).
-const std::array<const Formulation*, 4> kFormulations = {&kMechanical, &kIndex1, &kIndex2,
-                                                         &kImplicit};
+const auto kFormulations =
+    std::to_array<const Formulation*>({&kMechanical, &kIndex1, &kIndex2, &kImplicit});
 static_assert(kFormulations.size() == static_cast<std::size_t>(model::Form::kImplicit) + 1,
               "one formulation per model::Form (kImplicit is the last)");
 
