@@ -24,6 +24,9 @@ RUN scripts/install-deps
 COPY . .
 
 FROM deps AS build
+# The commit the binaries report (--version, GetServerInfo): the build context has no .git, so
+#   --build-arg TETHER_GIT_COMMIT=$(git rev-parse --short HEAD)   (without it: "unknown")
+ARG TETHER_GIT_COMMIT
 RUN cmake --preset release
 RUN cmake --build --preset release
 RUN cmake --install build/release --prefix /opt/tether --strip
