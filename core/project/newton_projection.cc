@@ -46,7 +46,6 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
   const std::size_t rb = block.row_end - block.row_begin;
   h_.assign(rows_, 0.0);
   target_.assign(block.col_end - block.col_begin, 0.0);
-  mass_.assign(n_ * n_, 0.0);
   inverse_weights_.clear();
   block_atol_.clear();
   if (options.metric == Metric::kWeighted) {
@@ -76,6 +75,8 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
   }
   sparse_.reset();
   if (model.sparse_multipliers()) sparse_.emplace(std::move(h_b));
+  // The sparse path's M is diagonal (file comment): its diagonal is all the metric needs.
+  mass_.assign(sparse_ ? n_ : n_ * n_, 0.0);
   h_z_.assign(h_z.col.size(), 0.0);  // H_z's structural non-zeros
   const std::size_t dense_rb = sparse_ ? 0 : rb;  // the dense path's arrays
   h_b_.assign(dense_rb * nb, 0.0);
@@ -87,7 +88,7 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
   schur_d_.assign(rb, 0.0);
   schur_perm_.assign(rb, 0);
   solve_work_.assign(rb, 0.0);
-  mass_factor_.Resize(n_);
+  mass_factor_.Resize(sparse_ ? 0 : n_);
   dense_ = DenseKernelsFor(nb, rb, kernels);
   pivot_threshold_ = reduce::RelativePivotThreshold(nb);
   d_.assign(nb, 0.0);
@@ -201,10 +202,7 @@ void NewtonProjection::BuildDenseSchur() {
 void NewtonProjection::SetSparseInverseMetric() {
   const std::size_t nb = w_inverse_.size();
   if (n_ > 0) {
-    for (std::size_t j = 0; j < nb; ++j) {
-      const std::size_t k = j % n_;
-      w_inverse_[j] = 1.0 / mass_[k * n_ + k];
-    }
+    for (std::size_t j = 0; j < nb; ++j) w_inverse_[j] = 1.0 / mass_[j % n_];
   } else if (!inverse_weights_.empty()) {
     std::copy(inverse_weights_.begin(), inverse_weights_.end(), w_inverse_.begin());
   }
@@ -346,11 +344,14 @@ bool NewtonProjection::Prepare(reduce::ReducedModel& model, double t, std::span<
   reduce::dense::CopyScalars(z.subspan(c0, target_.size()), target_.data());  // x̃_b
   if (options_.metric == Metric::kWeighted) SetErrorWeights();
   if (n_ > 0) {
-    if (!model.Mass(t, z, mass_)) {
+    if (!(sparse_ ? model.MassDiagonal(t, z, mass_) : model.Mass(t, z, mass_))) {
       return Fail(ProjectionStatus::kNonFinite,
                   "projection at t = " + TimeText(t) + ": " + model.failure().message, report);
     }
-    if (!mass_factor_.Factor(mass_.data())) {
+    const bool definite = sparse_ ? std::all_of(mass_.begin(), mass_.end(),
+                                                [](double m_kk) { return m_kk > 0.0; })
+                                  : mass_factor_.Factor(mass_.data());
+    if (!definite) {
       return Fail(ProjectionStatus::kSingular,
                   "the mass matrix is not positive definite at t = " + TimeText(t) +
                       "; the mass metric needs it",

@@ -32,6 +32,7 @@ struct FormulationBuild {
   std::size_t num_position_invariants = 0;
   std::size_t num_velocity_invariants = 0;
   std::size_t mass_size = 0;  // n when W = diag(M, M) is available, else 0
+  bool mass_diagonal = false;  // the mass program computes M's diagonal only (M is diagonal)
   std::vector<std::string> invariant_names = {};  // one per invariant row
   std::vector<ReducedModel::InvariantBlock> invariant_blocks = {};
   std::vector<ReducedModel::ResidualLevel> residual_levels = {};

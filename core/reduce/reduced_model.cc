@@ -408,8 +408,29 @@ bool ReducedModel::EvaluateInvariants(double t, std::span<const double> z, std::
 bool ReducedModel::Mass(double t, std::span<const double> z, std::span<double> m) {
   if (mass_size_ == 0) return true;
   LoadZ(t, z);
-  mass_.Evaluate(model_in(), m);
-  if (!AllFinite(m)) return FailNonFinite(t, "the mass matrix");
+  if (!mass_diagonal_) {
+    mass_.Evaluate(model_in(), m);
+    if (!AllFinite(m)) return FailNonFinite(t, "the mass matrix");
+    return true;
+  }
+  mass_.Evaluate(model_in(), mass_out_);
+  if (!AllFinite(mass_out_)) return FailNonFinite(t, "the mass matrix");
+  std::fill(m.begin(), m.end(), 0.0);
+  for (std::size_t k = 0; k < mass_size_; ++k) m[k * mass_size_ + k] = mass_out_[k];
+  return true;
+}
+
+bool ReducedModel::MassDiagonal(double t, std::span<const double> z,
+                                std::span<double> diagonal) {
+  if (mass_size_ == 0) return true;
+  LoadZ(t, z);
+  if (mass_diagonal_) {
+    mass_.Evaluate(model_in(), diagonal);
+  } else {
+    mass_.Evaluate(model_in(), mass_out_);
+    for (std::size_t k = 0; k < mass_size_; ++k) diagonal[k] = mass_out_[k * mass_size_ + k];
+  }
+  if (!AllFinite(diagonal)) return FailNonFinite(t, "the mass matrix's diagonal");
   return true;
 }
 

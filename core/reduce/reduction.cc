@@ -116,6 +116,7 @@ void ReducedModel::Apply(const FormulationBuild& build) {
   num_pos_inv_ = build.num_position_invariants;
   num_vel_inv_ = build.num_velocity_invariants;
   mass_size_ = build.mass_size;
+  mass_diagonal_ = build.mass_diagonal;
   invariant_names_ = build.invariant_names;
   residual_levels_ = build.residual_levels;
   algebraic_jacobian_name_ = build.algebraic_jacobian_name;

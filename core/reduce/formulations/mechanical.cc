@@ -97,7 +97,15 @@ void MechanicalFormulation::Build(FormulationBuild& b) const {
   Append(&invariants, h);
   Append(&invariants, phi_q);
   Append(&invariants, h_q);
-  b.Compile(stage, invariants, mass);
+  // M is diagonal where its multipliers are sparse: its program computes the n diagonal
+  // entries, O(n) where the full matrix is O(n²) (the mass metric's projection needs only them).
+  b.mass_diagonal = b.sparse_multipliers.has_value();
+  std::vector<Expr> mass_program = mass;
+  if (b.mass_diagonal) {
+    mass_program.clear();
+    for (std::size_t k = 0; k < n; ++k) mass_program.push_back(mass[k * n + k]);
+  }
+  b.Compile(stage, invariants, mass_program);
   if (b.options.jacobian) {
     FormulationBuild::StageEquations eq;
     eq.z = Slice(b.inputs, 0, 2 * n);

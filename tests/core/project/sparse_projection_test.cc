@@ -112,6 +112,34 @@ TEST(SparseProjection, EqualsTheDensePathToRoundingInEveryMetricAndMethod) {
   }
 }
 
+// The sparse path's M is diagonal, so its mass metric reads M's n diagonal entries: the mass
+// program computes only those (O(n), where the full matrix is n² values, 2 MB at 256 bodies),
+// and they are bitwise the dense build's.
+TEST(SparseProjection, TheMassMetricReadsOnlyTheDiagonalOfM) {
+  const Case c = RandomCase(12, 2, 5);
+  auto sparse = ReduceWith(c.spec, LinearAlgebra::kSparse);
+  auto dense = ReduceWith(c.spec, LinearAlgebra::kDense);
+  ASSERT_TRUE(sparse && dense);
+  const std::size_t n = sparse->mass_size();
+  EXPECT_TRUE(sparse->mass_diagonal());
+  EXPECT_FALSE(dense->mass_diagonal());
+  EXPECT_EQ(sparse->programs()[2]->num_outputs(), n);
+  EXPECT_EQ(dense->programs()[2]->num_outputs(), n * n);
+  const std::vector<double> z = NearTheManifold(c.parent, 5, 1e-3);
+  std::vector<double> full_sparse(n * n, -1.0), full_dense(n * n, -1.0);
+  std::vector<double> diagonal_sparse(n, -1.0), diagonal_dense(n, -1.0);
+  ASSERT_TRUE(sparse->Mass(0.0, z, full_sparse));
+  ASSERT_TRUE(dense->Mass(0.0, z, full_dense));
+  ASSERT_TRUE(sparse->MassDiagonal(0.0, z, diagonal_sparse));
+  ASSERT_TRUE(dense->MassDiagonal(0.0, z, diagonal_dense));
+  EXPECT_EQ(full_sparse, full_dense);
+  for (std::size_t k = 0; k < n; ++k) {
+    EXPECT_EQ(diagonal_sparse[k], full_dense[k * n + k]) << "M_" << k << k;
+    EXPECT_EQ(diagonal_dense[k], full_dense[k * n + k]) << "M_" << k << k;
+    EXPECT_GE(full_dense[k * n + k], 1.0);  // the case's masses, in [1, 2]
+  }
+}
+
 TEST(SparseProjection, TheSparsePathIsTakenWhereTheModelsLinearAlgebraIsSparse) {
   const Case c = RandomCase(12, 2, 4);
   project::NewtonProjection projection;
@@ -139,6 +167,25 @@ TEST(SparseProjection, DependentConstraintsAreNamed) {
   EXPECT_EQ(report.status, project::ProjectionStatus::kSingular);
   EXPECT_NE(report.message.find("'constraints[1]', 'constraints[3]' are dependent"),
             std::string::npos) << report.message;
+}
+
+// A mass metric needs M positive definite: a negative mass is refused by name, on both paths.
+TEST(SparseProjection, TheMassMetricRefusesANegativeMassOnBothPaths) {
+  const std::string negative = MassesSpec({-1, 0, 1}, {1.0, -1.0, 1.0}, {});
+  for (LinearAlgebra algebra : {LinearAlgebra::kSparse, LinearAlgebra::kDense}) {
+    auto model = ReduceWith(negative, algebra);
+    ASSERT_TRUE(model);
+    EXPECT_EQ(model->mass_diagonal(), algebra == LinearAlgebra::kSparse);
+    std::vector<double> z = {0.0, -1.0, 0.6, -1.8, 0.6, -2.8, 0, 0, 0, 0, 0, 0};
+    z[1] += 1e-3;
+    auto projector = project::MakeProjector(project::Method::kCoupled, OptionsFor(Metric::kMass));
+    projector->Resize(*model);
+    project::ProjectionReport report;
+    EXPECT_FALSE(projector->Project(*model, 0.0, z, &report));
+    EXPECT_EQ(report.status, project::ProjectionStatus::kSingular);
+    EXPECT_NE(report.message.find("the mass matrix is not positive definite at t = 0"),
+              std::string::npos) << report.message;
+  }
 }
 
 // Consistent initialization's globalized Newton from far off (every coordinate moved by 0.3)

@@ -166,7 +166,7 @@ class NewtonProjection {
   std::vector<double> h_;
   std::vector<double> h_z_;  // H_z's structural non-zeros (ReducedModel::InvariantValues)
   std::vector<double> target_;
-  std::vector<double> mass_;
+  std::vector<double> mass_;           // M at x̃, n × n; on the sparse path its diagonal, n
   std::vector<double> inverse_weights_;
   std::vector<double> block_atol_;     // kWeighted: atol_j over the block
   // Row-major work arrays for the unblocked kernels of tether/reduce/small_dense.h.

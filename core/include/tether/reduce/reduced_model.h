@@ -145,6 +145,9 @@ class ReducedModel {
   [[nodiscard]] std::size_t num_auxiliary() const { return aux_.size(); }
   // n for mechanical (W = diag(M, M) is available), 0 otherwise.
   [[nodiscard]] std::size_t mass_size() const { return mass_size_; }
+  // True when M is diagonal by structure (sparse_multipliers()): its off-diagonal entries are
+  // the constant 0, and only the diagonal is compiled.
+  [[nodiscard]] bool mass_diagonal() const { return mass_diagonal_; }
   [[nodiscard]] std::size_t num_states() const { return num_states_; }
   // True when the stage program computes λ and v' in closed form (ClosedFormMultipliers).
   [[nodiscard]] bool closed_form_multipliers() const { return closed_.has_value(); }
@@ -195,6 +198,8 @@ class ReducedModel {
                        std::span<double> values);
   // M(q, v, t), row-major n × n (mechanical only).
   bool Mass(double t, std::span<const double> z, std::span<double> m);
+  // M's diagonal, n values: O(n) where mass_diagonal(), else read off the full M.
+  bool MassDiagonal(double t, std::span<const double> z, std::span<double> diagonal);
   // kStage: the number of leading components of z with a 1 on M's diagonal (x, or z of the
   // implicit form); the other ode_size() − differential_size() rows of M are zero. M = I (0
   // here) in the other modes.
@@ -303,6 +308,7 @@ class ReducedModel {
   std::size_t num_pos_inv_ = 0;
   std::size_t num_vel_inv_ = 0;
   std::size_t mass_size_ = 0;
+  bool mass_diagonal_ = false;  // mass_ computes M's diagonal only
   std::vector<std::string> invariant_names_;
   // H: the first invariant_prefix_ outputs of invariants_ (its first num_invariants() values,
   // and whatever else the residual levels read); then H_z's structural non-zeros, in
@@ -318,7 +324,7 @@ class ReducedModel {
   expr::Program stage_;       // mechanical: M, f, Φ_q, a, Φ, h;  index: f, c, c_x, c_y, c_t
   expr::Program invariants_;  // mechanical: Φ, h, Φ_q, h_q;  index1: g, g_x, g_y;
                               // index2: g, h, g_x, h_x, h_y
-  expr::Program mass_;        // mechanical: M
+  expr::Program mass_;        // mechanical: M, or its diagonal (mass_diagonal_)
   expr::Program outputs_;
 
   std::vector<double> in_;  // [states, t, parameters, α, β]
@@ -330,7 +336,7 @@ class ReducedModel {
   std::vector<double> invariants_out_;
   // The inputs (model_in()) invariants_out_ was evaluated at; empty before the first evaluation.
   std::vector<double> invariants_in_;
-  std::vector<double> mass_out_;
+  std::vector<double> mass_out_;  // mass_'s values where they are not the caller's layout
   std::vector<double> aux_;
 
   // The closed-form multiplier, when the formulation chose it: closed_stage_ computes v' and λ
