@@ -8,7 +8,7 @@
 include(CMakePackageConfigHelpers)
 
 set(tether_export_targets)
-foreach(module IN ITEMS expr structure model reduce integrate project simulate)
+foreach(module IN ITEMS linalg expr structure model reduce integrate project simulate)
   if(TARGET tether_${module})
     set_target_properties(tether_${module} PROPERTIES EXPORT_NAME ${module})
     list(APPEND tether_export_targets tether_${module})

@@ -8,8 +8,8 @@
 // and density: systems with a symbolic Jacobian, n ≥ StepperOptions::sparse_min_size and a
 // union of J's and M's patterns (M = I: the diagonal) of at most sparse_max_density · n²
 // entries are sparse (compressed columns over that union, factored by KLU,
-// klu_factorization.h); all others are dense (Eigen's LU with partial pivoting, assembled
-// straight into the factor's storage).
+// tether/linalg/klu_factorization.h); all others are dense (Eigen's LU with partial pivoting,
+// assembled straight into the factor's storage).
 //
 // A dense factor is singular when a pivot of U is exactly zero or not finite (the test of
 // Hairer's DEC/DECC, which RADAU5 uses); KLU reports its zero pivots itself.
@@ -17,7 +17,7 @@
 // Memory: dense storage (J, M unless M = I, the real and the complex factor: ≤ 5 n² doubles)
 // is allocated by Resize when n < sparse_min_size, else by the first Adopt that needs it.
 // Adopt allocates whenever the structure differs from the last one adopted; everything else
-// works in that storage, except KLU's full factorizations (klu_factorization.h).
+// works in that storage, except KLU's full factorizations (tether/linalg/klu_factorization.h).
 #pragma once
 
 #include <complex>
@@ -29,7 +29,7 @@
 
 #include <Eigen/Dense>
 
-#include "integrate/klu_factorization.h"
+#include "tether/linalg/klu_factorization.h"
 #include "tether/integrate/stepper.h"
 
 namespace tether::integrate {
@@ -104,8 +104,8 @@ class NewtonMatrices {
   std::vector<int> column_pointers_, row_indices_;
   std::vector<std::size_t> jacobian_slot_, mass_slot_;
   std::vector<double> real_values_, complex_values_, complex_work_;
-  KluFactorization real_klu_{KluFactorization::Values::kReal};
-  KluFactorization complex_klu_{KluFactorization::Values::kComplex};
+  linalg::KluFactorization real_klu_{linalg::KluFactorization::Values::kReal};
+  linalg::KluFactorization complex_klu_{linalg::KluFactorization::Values::kComplex};
 };
 
 }  // namespace tether::integrate

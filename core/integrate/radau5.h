@@ -112,7 +112,7 @@
 // Memory: Resize allocates every work array; the first Step with a system adopts its
 // structure (newton_matrices.h), which allocates when M or J has a pattern, and sparse
 // systems run KLU's analysis and first factorization then. Later Steps allocate nothing unless
-// KLU must renew degraded pivots (klu_factorization.h).
+// KLU must renew degraded pivots (tether/linalg/klu_factorization.h).
 #pragma once
 
 #include <array>

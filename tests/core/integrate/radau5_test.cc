@@ -307,7 +307,7 @@ TEST(Radau5, SparseAndDenseLinearAlgebraAgree) {
 }
 
 // A clone taken mid-run continues like the original, also with sparse factors (which a
-// clone re-analyses: klu_factorization.h).
+// clone re-analyses: tether/linalg/klu_factorization.h).
 TEST(Radau5, SparseCloneContinuesLikeTheOriginal) {
   StiffChain system(40);
   StepperOptions options;

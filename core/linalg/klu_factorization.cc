@@ -1,8 +1,8 @@
-#include "integrate/klu_factorization.h"
+#include "tether/linalg/klu_factorization.h"
 
 #include <klu.h>
 
-namespace tether::integrate {
+namespace tether::linalg {
 
 struct KluFactorization::Klu {
   explicit Klu(bool is_complex) : complex(is_complex) { klu_defaults(&common); }
@@ -79,16 +79,19 @@ bool KluFactorization::Factor(std::span<int> column_pointers, std::span<int> row
                                k.symbolic, k.numeric, &k.common)
               : klu_refactor(column_pointers.data(), row_indices.data(), values.data(),
                              k.symbolic, k.numeric, &k.common);
-  if (refactored != 0) {
-    if (complex) {
-      klu_z_rcond(k.symbolic, k.numeric, &k.common);
-    } else {
-      klu_rcond(k.symbolic, k.numeric, &k.common);
-    }
-    // rcond is NaN-safe this way round: a NaN ratio also renews the pivots.
-    if (k.common.rcond >= kRefactorRcond) return true;
-  }
+  // The ratio is NaN-safe this way round: a NaN ratio also renews the pivots.
+  if (refactored != 0 && PivotRatio() >= kRefactorRcond) return true;
   return FactorAfresh(column_pointers, row_indices, values);
+}
+
+double KluFactorization::PivotRatio() {
+  Klu& k = *klu_;
+  if (k.complex) {
+    klu_z_rcond(k.symbolic, k.numeric, &k.common);
+  } else {
+    klu_rcond(k.symbolic, k.numeric, &k.common);
+  }
+  return k.common.rcond;
 }
 
 void KluFactorization::Solve(std::span<double> b) {
@@ -100,4 +103,4 @@ void KluFactorization::Solve(std::span<double> b) {
   }
 }
 
-}  // namespace tether::integrate
+}  // namespace tether::linalg

@@ -1,6 +1,7 @@
 // Sparse LU of a square matrix in compressed-column form by SuiteSparse's KLU (T. A. Davis and
 // E. Palamadai Natarajan, "Algorithm 907: KLU, a direct sparse solver for circuit simulation
-// problems", ACM TOMS 37(3), 2010), with real or complex values. Private to core/integrate.
+// problems", ACM TOMS 37(3), 2010), with real or complex values: the algebraic equations' c_y
+// (core/reduce) and the implicit steppers' Newton matrices (core/integrate).
 //
 // KLU is used, rather than Eigen's SparseLU, because it refactors a matrix of unchanged pattern
 // without allocating (klu_refactor reuses the pivot sequence of the last full factorization),
@@ -23,7 +24,7 @@
 #include <memory>
 #include <span>
 
-namespace tether::integrate {
+namespace tether::linalg {
 
 class KluFactorization {
  public:
@@ -45,6 +46,9 @@ class KluFactorization {
   // b ← A⁻¹ b for the last successful Factor; b has n (real) or 2n (re, im pairs) entries.
   void Solve(std::span<double> b);
   [[nodiscard]] bool factored() const;
+  // min_k |U_kk| / max_k |U_kk| of the last successful Factor (KLU's klu_rcond; NaN-safe: a NaN
+  // ratio compares false), the rank test of a pivoted LU (tether/reduce/rank.h).
+  [[nodiscard]] double PivotRatio();
   // Full factorizations (klu_factor) so far: each allocates.
   [[nodiscard]] int full_factorizations() const { return full_factorizations_; }
 
@@ -62,4 +66,4 @@ class KluFactorization {
   int full_factorizations_ = 0;
 };
 
-}  // namespace tether::integrate
+}  // namespace tether::linalg
