@@ -74,7 +74,7 @@ void NewtonProjection::Resize(const reduce::ReducedModel& model, const Block& bl
     h_b.row_start.push_back(static_cast<int>(h_b.col.size()));
   }
   sparse_.reset();
-  if (model.sparse_multipliers()) sparse_.emplace(std::move(h_b));
+  if (model.sparse_linear_algebra()) sparse_.emplace(std::move(h_b));
   // The sparse path's M is diagonal (file comment): its diagonal is all the metric needs.
   mass_.assign(sparse_ ? n_ : n_ * n_, 0.0);
   h_z_.assign(h_z.col.size(), 0.0);  // H_z's structural non-zeros

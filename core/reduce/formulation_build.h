@@ -39,6 +39,8 @@ struct FormulationBuild {
   std::string algebraic_jacobian_name = "g_y";  // a singular stage matrix in messages
   // kMultipliers: set when the stage program is in SparseMultipliers' layout.
   std::optional<SparseMultipliers> sparse_multipliers = std::nullopt;
+  // kAlgebraicNewton: set when the stage program is in SparseAlgebraic's layout.
+  std::optional<SparseAlgebraic> sparse_algebraic = std::nullopt;
   // kMultipliers, dense layout: set with the closed-form stage program beside it (by
   // CompileClosedForm).
   std::optional<ClosedFormMultipliers> closed_form = std::nullopt;

@@ -85,8 +85,9 @@ void ReducedModel::Allocate() {
   const bool dense = kernel_ == StageKernel::kMultipliers && !sparse_;
   dense_ = dense ? DenseMultipliers(n_, m_) : DenseMultipliers();
   lambda_.assign(m_, 0.0);
-  c_y_.setZero(m, m);
-  lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(m);
+  const Eigen::Index dense_m = sparse_algebraic_ ? 0 : m;  // the dense LU's, O(m²)
+  c_y_.setZero(dense_m, dense_m);
+  lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(dense_m);
   work_m_.setZero(m);
   solve_m_.setZero(m);
 }
@@ -266,18 +267,7 @@ bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span
     stage_.Evaluate(model_in(), stage_out_);
     ++stage_evaluations_;
     if (!AllFinite(stage_out_)) return FailNonFinite(t, "the right-hand side or constraints");
-    const double* out = stage_out_.data();
-    const ConstVecMap c(out + nx, Ix(m));
-    const ConstRowMap c_x(out + nx + m, Ix(m), Ix(nx));
-    const ConstRowMap c_y(out + nx + m + m * nx, Ix(m), Ix(m));
-    // Scaled residual max_i |c_i| / max(1, ½(Σ_j |c_x,ij x_j| + Σ_j |c_y,ij y_j|)).
-    double residual = 0.0;
-    for (std::size_t i = 0; i < m; ++i) {
-      double scale = 0.0;
-      for (std::size_t j = 0; j < nx; ++j) scale += std::abs(c_x(Ix(i), Ix(j)) * x[j]);
-      for (std::size_t j = 0; j < m; ++j) scale += std::abs(c_y(Ix(i), Ix(j)) * y[j]);
-      residual = std::max(residual, std::abs(c(Ix(i))) / std::max(1.0, 0.5 * scale));
-    }
+    const double residual = AlgebraicResidual(x, y);
     if (iterations) *iterations = iteration;
     if (residual <= options_.newton_tolerance) return true;
     const bool grew = iteration > 0 && residual > previous;
@@ -289,15 +279,57 @@ bool ReducedModel::SolveAlgebraic(double t, std::span<const double> x, std::span
                       "; the step may be too large for the algebraic variables to follow");
     }
     previous = residual;
-    c_y_ = c_y;
-    lu_.compute(c_y_);
-    if (LuIsRankDeficient(lu_, RelativePivotThreshold(m))) {
-      return FailSingularRows(t, c_y_, algebraic_jacobian_name_.c_str());
-    }
-    work_m_ = c;
-    solve_m_ = lu_.solve(work_m_);
-    for (std::size_t j = 0; j < m; ++j) y[j] -= solve_m_(Ix(j));  // y ← y − c_y⁻¹ c
+    if (!FactorCy(t)) return false;
+    std::copy_n(stage_out_.begin() + Ix(nx), m, work_m_.data());
+    SolveCy(work_m_);
+    for (std::size_t j = 0; j < m; ++j) y[j] -= work_m_(Ix(j));  // y ← y − c_y⁻¹ c
   }
+}
+
+// Scaled residual max_i |c_i| / max(1, ½(Σ_j |c_x,ij x_j| + Σ_j |c_y,ij y_j|)) of the stage
+// values at (x, y).
+double ReducedModel::AlgebraicResidual(std::span<const double> x, std::span<const double> y) {
+  const double* out = stage_out_.data();
+  if (sparse_algebraic_) return sparse_algebraic_->ScaledResidual(out, x, y);
+  const std::size_t nx = n_;
+  const std::size_t m = m_;
+  const ConstVecMap c(out + nx, Ix(m));
+  const ConstRowMap c_x(out + nx + m, Ix(m), Ix(nx));
+  const ConstRowMap c_y(out + nx + m + m * nx, Ix(m), Ix(m));
+  double residual = 0.0;
+  for (std::size_t i = 0; i < m; ++i) {
+    double scale = 0.0;
+    for (std::size_t j = 0; j < nx; ++j) scale += std::abs(c_x(Ix(i), Ix(j)) * x[j]);
+    for (std::size_t j = 0; j < m; ++j) scale += std::abs(c_y(Ix(i), Ix(j)) * y[j]);
+    residual = std::max(residual, std::abs(c(Ix(i))) / std::max(1.0, 0.5 * scale));
+  }
+  return residual;
+}
+
+// Factors c_y from the stage values; false (the failure set, naming the dependent rows) when
+// it is singular.
+bool ReducedModel::FactorCy(double t) {
+  double* out = stage_out_.data();
+  if (sparse_algebraic_) {
+    if (sparse_algebraic_->Factor(out)) return true;
+    return FailSingularRows(t, sparse_algebraic_->DenseCy(out), algebraic_jacobian_name_.c_str());
+  }
+  c_y_ = ConstRowMap(out + n_ + m_ + m_ * n_, Ix(m_), Ix(m_));
+  lu_.compute(c_y_);
+  if (LuIsRankDeficient(lu_, RelativePivotThreshold(m_))) {
+    return FailSingularRows(t, c_y_, algebraic_jacobian_name_.c_str());
+  }
+  return true;
+}
+
+// b ← c_y⁻¹ b with the last FactorCy.
+void ReducedModel::SolveCy(Eigen::VectorXd& b) {
+  if (sparse_algebraic_) {
+    sparse_algebraic_->Solve(b.data());
+    return;
+  }
+  solve_m_ = lu_.solve(b);
+  b = solve_m_;
 }
 
 bool ReducedModel::SolveAlgebraicPart(double t, std::span<double> z) {
@@ -342,19 +374,19 @@ bool ReducedModel::RhsIndex(double t, std::span<const double> z, std::span<doubl
     std::copy(z.begin() + Ix(nx), z.end(), aux_.begin());
     return true;
   }
-  const ConstVecMap f(out, Ix(nx));
-  const ConstRowMap c_x(out + nx + m, Ix(m), Ix(nx));
-  const ConstRowMap c_y(out + nx + m + m * nx, Ix(m), Ix(m));
-  const ConstVecMap c_t(out + nx + m + m * nx + m * m, Ix(m));
-  c_y_ = c_y;
-  lu_.compute(c_y_);
-  if (LuIsRankDeficient(lu_, RelativePivotThreshold(m))) {
-    return FailSingularRows(t, c_y_, algebraic_jacobian_name_.c_str());
+  if (!FactorCy(t)) return false;
+  const ConstVecMap c_t(out + stage_out_.size() - m, Ix(m));  // the layouts' last block
+  if (sparse_algebraic_) {
+    sparse_algebraic_->MultiplyCx(out, out, work_m_.data());
+  } else {
+    const ConstVecMap f(out, Ix(nx));
+    const ConstRowMap c_x(out + nx + m, Ix(m), Ix(nx));
+    work_m_.noalias() = c_x * f;
   }
-  work_m_.noalias() = -(c_t + c_x * f);
-  solve_m_ = lu_.solve(work_m_);  // y' = −c_y⁻¹ (c_x f + c_t)
+  work_m_ = -(work_m_ + c_t);
+  SolveCy(work_m_);  // y' = −c_y⁻¹ (c_x f + c_t)
   std::copy_n(out, nx, zdot.begin());
-  std::copy_n(solve_m_.data(), m, zdot.begin() + Ix(nx));
+  std::copy_n(work_m_.data(), m, zdot.begin() + Ix(nx));
   std::copy(z.begin() + Ix(nx), z.end(), aux_.begin());
   return true;
 }

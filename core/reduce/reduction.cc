@@ -121,6 +121,7 @@ void ReducedModel::Apply(const FormulationBuild& build) {
   residual_levels_ = build.residual_levels;
   algebraic_jacobian_name_ = build.algebraic_jacobian_name;
   sparse_ = build.sparse_multipliers;
+  sparse_algebraic_ = build.sparse_algebraic;
   closed_ = build.closed_form;
   CompileInvariants(build);
 }

@@ -28,11 +28,23 @@ SemiExplicitStage BuildSemiExplicitStage(FormulationBuild& b, bool differentiate
     for (std::size_t i = 0; i < m; ++i) s.h.push_back(cx.Add(Dot(cx, s.g_x[i], s.f), g_t[i]));
   }
   const std::vector<Expr>& c = differentiate ? s.h : s.g;  // the level y is solved from
-  s.stage = s.f;
-  Append(&s.stage, c);
-  Append(&s.stage, JacobianOf(cx, c, s.x));
-  Append(&s.stage, JacobianOf(cx, c, s.y));
-  Append(&s.stage, Diffs(cx, c, s.t));
+  const auto c_x = JacobianOf(cx, c, s.x);
+  const auto c_y = JacobianOf(cx, c, s.y);
+  const std::vector<Expr> c_t = Diffs(cx, c, s.t);
+  const LinearAlgebra choice = b.options.linear_algebra;
+  if (choice != LinearAlgebra::kDense) {
+    SparseAlgebraic sparse(cx, c_x, c_y, nx);
+    if (choice == LinearAlgebra::kSparse || sparse.Pays()) b.sparse_algebraic = std::move(sparse);
+  }
+  if (b.sparse_algebraic) {
+    s.stage = b.sparse_algebraic->StageOutputs(s.f, c, c_x, c_y, c_t);
+  } else {  // the dense layout: f, c, c_x, c_y, c_t
+    s.stage = s.f;
+    Append(&s.stage, c);
+    Append(&s.stage, c_x);
+    Append(&s.stage, c_y);
+    Append(&s.stage, c_t);
+  }
   if (b.options.jacobian) {
     FormulationBuild::StageEquations eq;
     eq.phi = s.f;
@@ -40,9 +52,6 @@ SemiExplicitStage BuildSemiExplicitStage(FormulationBuild& b, bool differentiate
       eq.z = Slice(b.inputs, 0, nx + m);
       eq.w = NewSymbols(cx, "$ydot", m);
       Append(&eq.phi, eq.w);
-      const auto c_x = JacobianOf(cx, c, s.x);
-      const auto c_y = JacobianOf(cx, c, s.y);
-      const std::vector<Expr> c_t = Diffs(cx, c, s.t);
       for (std::size_t i = 0; i < m; ++i) {
         eq.g.push_back(cx.Add(cx.Add(Dot(cx, c_x[i], s.f), Dot(cx, c_y[i], eq.w)), c_t[i]));
       }

@@ -2,7 +2,9 @@
 //
 //   x' = f(x,y,t),   0 = c(x,y,t),   c_y regular,
 //
-// the stage program f, c, c_x, c_y, c_t, and for the Jacobian (reduced_model.h), by mode:
+// the stage program f, c, c_x, c_y, c_t (dense, or in SparseAlgebraic's layout where
+// ReduceOptions::linear_algebra asks for it or it pays), and for the Jacobian (reduced_model.h),
+// by mode:
 //   kSolve:  w = y,  φ = f,  G = c;
 //   kOde:    w = y', φ = (f, y'),  G = c_x f + c_y y' + c_t;
 //   kStage:  no w,   φ = (f, c) on z = (x, y)  (∂F/∂z = [f_x f_y; c_x c_y]).

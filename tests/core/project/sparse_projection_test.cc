@@ -10,6 +10,7 @@
 
 #include <Eigen/Dense>
 
+#include "core/reduce/networks.h"
 #include "core/reduce/point_masses.h"
 #include "core/simulate/pendulum_spec.h"
 #include "tether/project/newton_projection.h"
@@ -167,6 +168,39 @@ TEST(SparseProjection, DependentConstraintsAreNamed) {
   EXPECT_EQ(report.status, project::ProjectionStatus::kSingular);
   EXPECT_NE(report.message.find("'constraints[1]', 'constraints[3]' are dependent"),
             std::string::npos) << report.message;
+}
+
+// An index-1 network integrated as an ODE (AlgebraicMode::kOde) projects onto g = 0 over
+// (x, y): with its c_y sparse the projection takes the sparse path as well, and lands where the
+// dense one does. Bound as above, with H_z = [g_x g_y] (one and up to five entries per row,
+// |entries| ≤ 3.4) well conditioned: S = H_z H_zᵀ is diagonally dominant, κ(S) < 2.
+TEST(SparseProjection, TheAlgebraicSparsePathProjectsAsTheDenseOne) {
+  const std::size_t m = 24;
+  const std::string spec = NetworkSpec("index1", m, 2, 17);
+  std::unique_ptr<ReducedModel> models[2];
+  for (int k = 0; k < 2; ++k) {
+    reduce::ReduceOptions options;
+    options.algebraic = reduce::AlgebraicMode::kOde;
+    options.linear_algebra = k == 0 ? LinearAlgebra::kDense : LinearAlgebra::kSparse;
+    reduce::ReduceResult r = ReducedModel::Build(ParseOrDie(spec), options);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    models[k] = std::move(r.reduced);
+  }
+  std::vector<double> start(2 * m);
+  for (std::size_t j = 0; j < 2 * m; ++j) start[j] = (j < m ? 1.0 : 0.3) + 1e-3 * std::sin(j);
+  std::vector<double> z[2] = {start, start};
+  const project::Block all{.col_begin = 0, .col_end = 2 * m, .row_begin = 0, .row_end = m};
+  for (int k = 0; k < 2; ++k) {
+    project::NewtonProjection projection;
+    projection.Resize(*models[k], all, {});
+    EXPECT_EQ(projection.sparse(), k == 1);
+    project::ProjectionReport report;
+    ASSERT_TRUE(projection.Project(*models[k], 0.0, z[k], &report)) << report.message;
+    EXPECT_LE(report.scaled_residual, 1e-12);
+    EXPECT_GT(report.iterations, 0);
+  }
+  const double bound = 100 * static_cast<double>(m) * kEpsilon * 2 * 4;
+  for (std::size_t j = 0; j < 2 * m; ++j) EXPECT_NEAR(z[1][j], z[0][j], bound) << "z_" << j;
 }
 
 // A mass metric needs M positive definite: a negative mass is refused by name, on both paths.

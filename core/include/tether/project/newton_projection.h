@@ -8,8 +8,9 @@
 //     S μ = −H_r − H_b d,   δ = d + X μ,   z_b ← z_b + δ.
 // S is factored by pivoted LDLT and checked for rank deficiency (tether/reduce/rank.h): a
 // dependent set of constraints is reported by name, never divided through. Where the model's
-// linear algebra is sparse (ReducedModel::sparse_multipliers(): M is diagonal, so W⁻¹ is
-// diagonal for every metric) H_b, X and S keep only H_z's structural non-zeros and S is
+// linear algebra is sparse (ReducedModel::sparse_linear_algebra(): M is diagonal, or there is
+// no mass metric, so W⁻¹ is diagonal for every metric) H_b, X and S keep only H_z's
+// structural non-zeros and S is
 // factored by reduce::SparseSchur, with the same rank test: the work per iteration then grows
 // with the non-zeros rather than as rb²·nb.
 //

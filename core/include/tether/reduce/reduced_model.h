@@ -12,7 +12,9 @@
 //     structural non-zeros only), or in closed form for one or two constraints and a diagonal
 //     M (ClosedFormMultipliers: the program computes λ and v' itself).
 //   StageKernel::kAlgebraicNewton, x' = f(x, y, t) with y from the level c(x, y, t) = 0
-//     (stage program: f, c, c_x, c_y, c_t), by AlgebraicMode:
+//     (stage program: f, c, c_x, c_y, c_t; with c_y by Eigen's dense LU, or by SparseAlgebraic
+//     for a large sparse c_y: the program then computes c_x's and c_y's structural non-zeros
+//     only), by AlgebraicMode:
 //     kSolve (default, §20.1 addendum): z = x; every stage solves c(x,y,t) = 0 for y by Newton
 //       (y ← y − c_y⁻¹ c, warm-started from the previous y).
 //     kOde: z = (x, y), y' = −c_y⁻¹ (c_x f + c_t).
@@ -60,6 +62,7 @@
 #include "tether/reduce/formulation.h"
 #include "tether/reduce/closed_form_multipliers.h"
 #include "tether/reduce/dense_multipliers.h"
+#include "tether/reduce/sparse_algebraic.h"
 #include "tether/reduce/sparse_multipliers.h"
 
 namespace tether::reduce {
@@ -72,13 +75,16 @@ enum class AlgebraicMode {
   kStage,
 };
 
-// How the mechanical stage kernel (kMultipliers) solves for λ; the other kernels are dense.
+// How the stage kernel solves its linear systems: the mechanical kernel (kMultipliers) for λ,
+// the algebraic one (kAlgebraicNewton) with c_y.
 enum class LinearAlgebra {
-  kAuto,    // closed form where ClosedFormMultipliers applies, else sparse where
-            // SparseMultipliers::Pays() for the model's pattern, else dense
-  kDense,   // DenseMultipliers (tether/reduce/dense_multipliers.h)
+  kAuto,    // mechanical: closed form where ClosedFormMultipliers applies, else sparse where
+            // SparseMultipliers::Pays() for the model's pattern, else dense; algebraic: sparse
+            // where SparseAlgebraic::Pays(), else dense
+  kDense,   // DenseMultipliers (tether/reduce/dense_multipliers.h); Eigen's LU of c_y
   kSparse,  // SparseMultipliers (tether/reduce/sparse_multipliers.h): needs a mass matrix
-            // whose off-diagonal entries are all the constant 0
+            // whose off-diagonal entries are all the constant 0; SparseAlgebraic
+            // (tether/reduce/sparse_algebraic.h)
 };
 
 struct ReduceOptions {
@@ -153,6 +159,13 @@ class ReducedModel {
   [[nodiscard]] bool closed_form_multipliers() const { return closed_.has_value(); }
   // True when the stage kernel solves for λ by SparseMultipliers (ReduceOptions::linear_algebra).
   [[nodiscard]] bool sparse_multipliers() const { return sparse_.has_value(); }
+  // True when the algebraic kernel factors c_y by SparseAlgebraic (ReduceOptions::linear_algebra).
+  [[nodiscard]] bool sparse_algebraic() const { return sparse_algebraic_.has_value(); }
+  // Either: the model is large and sparse, and its W⁻¹ diagonal for every projection metric
+  // (M diagonal, or no mass metric at all), so its projection takes the sparse path too.
+  [[nodiscard]] bool sparse_linear_algebra() const {
+    return sparse_multipliers() || sparse_algebraic();
+  }
   // The constraint name each invariant row comes from (Φ_i and h_i share one).
   [[nodiscard]] const std::vector<std::string>& invariant_names() const {
     return invariant_names_;
@@ -276,6 +289,10 @@ class ReducedModel {
   // at the inputs in in_, with the values of its names; "" when all are (a derivative is not).
   [[nodiscard]] std::string DescribeNonFinite() const;
   bool FailSingularRows(double t, const Eigen::MatrixXd& rows, const char* what);
+  // The algebraic kernel's c_y steps (reduced_model.cc), dense or SparseAlgebraic.
+  double AlgebraicResidual(std::span<const double> x, std::span<const double> y);
+  bool FactorCy(double t);
+  void SolveCy(Eigen::VectorXd& b);
 
  public:
   // A block of H_z: `rows` × `width` values, row-major at `source` of the invariants program's
@@ -352,7 +369,10 @@ class ReducedModel {
   // layout (dense_multipliers.h).
   DenseMultipliers dense_;
   std::vector<double> lambda_;  // λ of the last mechanical stage solve, m
-  // Work memory of the index forms' algebraic Newton (Eigen's LU).
+  // The index forms' c_y by sparse LU, when the formulation chose it; the stage program is
+  // then in its layout (sparse_algebraic.h).
+  std::optional<SparseAlgebraic> sparse_algebraic_;
+  // Work memory of the index forms' algebraic Newton (Eigen's LU; c_y_ and lu_ empty when sparse).
   Eigen::MatrixXd c_y_;                        // m × m
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   Eigen::VectorXd work_m_;
