@@ -29,6 +29,9 @@ double Percentile(std::vector<double> values, double p);
 // Formats a number with `digits` significant digits ("1.23e-05", "0.0123").
 std::string Format(double value, int digits = 3);
 
+// The exponent p of y ∝ x^p: the least-squares slope of log y over log x (x, y > 0, ≥ 2 points).
+double FitExponent(const std::vector<double>& x, const std::vector<double>& y);
+
 class Report {
  public:
   // `name` is the file stem; `command` the command line that produced it.

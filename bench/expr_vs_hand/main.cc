@@ -8,6 +8,8 @@
 //      call, and of the reduced right-hand side (program + Schur solve, dense and sparse), for
 //      chains of n = 1 … 256 pendulums, with the size from which sparse pays; the exponent p of
 //      time ∝ n^p is fitted by least squares in log-log.
+//  (c) The same for the index forms' algebraic kernel: an index-1 ladder network's reduced
+//      right-hand side with c_y dense and sparse, m = 1 … 256 (algebraic_scaling.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include "common/chain.h"
 #include "common/cpu_timer.h"
 #include "common/report.h"
+#include "expr_vs_hand/algebraic_scaling.h"
 #include "expr_vs_hand/hand_pendulum.h"
 #include "expr_vs_hand/reduced_step.h"
 #include "tether/expr/program.h"
@@ -30,20 +33,6 @@
 
 namespace tether::bench {
 namespace {
-
-// Least-squares slope of log y over log x.
-double FitExponent(const std::vector<double>& x, const std::vector<double>& y) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const auto n = static_cast<double>(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double lx = std::log(x[i]), ly = std::log(y[i]);
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
 
 // f, Φ, Φ_q, h = Φ_q v + Φ_t, a = h_q v + h_t of a mechanical model compiled into one program
 // over [q, v, t, parameters], in a context of its own (the model's is shared read-only). Φ_q's
@@ -359,6 +348,7 @@ int Run(int argc, char** argv) {
   report.json()["repeats"] = arguments.repeats;
   StepComparison(arguments, &report);
   Scaling(arguments, &report);
+  AlgebraicScaling(arguments, &report);
   if (!report.Write(arguments.results, &why)) {
     std::fprintf(stderr, "expr_vs_hand: %s\n", why.c_str());
     return 1;
