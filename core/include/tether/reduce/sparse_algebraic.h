@@ -17,9 +17,13 @@
 //    c_y's structurally non-zero entries column by column (KLU's compressed-column input, so
 //    the program's values are factored where they are), c_t (m)].
 //
-// Rank: c_y counts as singular (the caller names the dependent rows from DenseCy) when KLU
-// meets a zero pivot, or when its pivot ratio min_k |U_kk| / max_k |U_kk| is at most
-// RelativePivotThreshold(m): the dense kernel's test of its partially pivoted LU (rank.h).
+// Rank: c_y counts as singular (the caller names the dependent rows from DenseCy) when KLU,
+// with pivots chosen for its values, meets a zero pivot or a pivot ratio
+// min_k |U_kk| / max_k |U_kk| of at most RelativePivotThreshold(m): the dense kernel's test of
+// its partially pivoted LU (rank.h). KLU pivots by threshold (a diagonal entry within 10³ of
+// its column's largest is kept, for sparsity), which can make the ratio up to that much smaller
+// than partial pivoting's; the threshold, 10³·m·ε, still only flags a c_y whose condition
+// exceeds ~5·10⁹/m (1 / (10³ · 10³·m·ε)).
 //
 // A copy starts unfactored: its first Factor analyses the pattern again, which allocates once.
 #pragma once
