@@ -113,9 +113,9 @@ void AlgebraicScaling(const Arguments& args, Report* report) {
   };
   report->AddNote(
       "Index-1 ladder: time ∝ m^p over the 4 largest m, dense p = " + fit(dense_times) +
-      ", sparse p = " + fit(sparse_times) + " (dense: Eigen's LU of the m × m c_y and the m·(n + m) "
-      "entries of c_x and c_y; sparse: KLU refactoring with the kept pivots, over the "
-      "non-zeros). Sparse is faster from m = " +
+      ", sparse p = " + fit(sparse_times) +
+      " (dense: Eigen's LU of the m × m c_y and the m·(n + m) entries of c_x and c_y; sparse: "
+      "KLU refactoring with the kept pivots, over the non-zeros). Sparse is faster from m = " +
       (crossover > 0 ? std::to_string(crossover) : std::string("(never, in these sizes)")) +
       " on; the automatic choice takes it from " +
       std::to_string(reduce::SparseAlgebraic::kFromRows) + " algebraic variables up to " +
