@@ -43,7 +43,8 @@
 //
 // A ReducedModel is a value: copy it for another thread or a forked run (the symbolic
 // context is shared read-only; the compiled programs and the work memory are copied).
-// Rhs, Invariants, Mass, Outputs do not allocate.
+// Rhs, Invariants, Mass, Outputs do not allocate, except a copy's first factorization of a
+// sparse c_y (KLU analyses the pattern again: sparse_algebraic.h).
 #pragma once
 
 #include <cstddef>
