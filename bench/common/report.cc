@@ -59,6 +59,14 @@ double FitExponent(const std::vector<double>& x, const std::vector<double>& y) {
   return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
+nlohmann::ordered_json Fit(const std::vector<double>& sizes, const std::vector<double>& times) {
+  if (sizes.size() < 2) return nullptr;
+  const auto tail = static_cast<long>(sizes.size() >= 4 ? sizes.size() - 4 : 0);
+  return {{"all", FitExponent(sizes, times)},
+          {"largest_4", FitExponent(std::vector<double>(sizes.begin() + tail, sizes.end()),
+                                    std::vector<double>(times.begin() + tail, times.end()))}};
+}
+
 std::string MachineDescription() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line, model = "unknown CPU";

@@ -31,6 +31,9 @@ std::string Format(double value, int digits = 3);
 
 // The exponent p of y ∝ x^p: the least-squares slope of log y over log x (x, y > 0, ≥ 2 points).
 double FitExponent(const std::vector<double>& x, const std::vector<double>& y);
+// FitExponent over all sizes ("all") and over the 4 largest ("largest_4": small sizes are
+// dominated by fixed per-call costs, the tail shows the growth); null for fewer than 2.
+nlohmann::ordered_json Fit(const std::vector<double>& sizes, const std::vector<double>& times);
 
 class Report {
  public:

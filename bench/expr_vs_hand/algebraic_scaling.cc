@@ -105,11 +105,10 @@ void AlgebraicScaling(const Arguments& args, Report* report) {
     sparse_times.push_back(sparse_seconds);
   }
   report->AddTable(table);
-  const auto tail = static_cast<long>(ms.size() >= 4 ? ms.size() - 4 : 0);
   const auto fit = [&](const std::vector<double>& times) {
-    if (ms.size() < 2) return std::string("n/a");
-    return Format(FitExponent(std::vector<double>(ms.begin() + tail, ms.end()),
-                              std::vector<double>(times.begin() + tail, times.end())));
+    const nlohmann::ordered_json exponents = Fit(ms, times);
+    return exponents.is_null() ? std::string("n/a")
+                               : Format(exponents["largest_4"].get<double>());
   };
   report->AddNote(
       "Index-1 ladder: time ∝ m^p over the 4 largest m, dense p = " + fit(dense_times) +

@@ -214,16 +214,6 @@ double SecondsPerProjection(reduce::ReducedModel& model, const std::vector<doubl
       min_seconds, args.repeats);
 }
 
-// Fitted exponents over all sizes and over the 4 largest (the small chains are dominated by
-// fixed per-call costs; the tail shows the growth).
-nlohmann::ordered_json Fit(const std::vector<double>& ns, const std::vector<double>& times) {
-  if (ns.size() < 2) return nullptr;
-  const auto tail = static_cast<long>(ns.size() >= 4 ? ns.size() - 4 : 0);
-  return {{"all", FitExponent(ns, times)},
-          {"largest_4", FitExponent(std::vector<double>(ns.begin() + tail, ns.end()),
-                                    std::vector<double>(times.begin() + tail, times.end()))}};
-}
-
 std::string FitText(const nlohmann::ordered_json& fit) {
   if (fit.is_null()) return "n/a";
   return Format(fit["all"].get<double>()) + " over all n, " +

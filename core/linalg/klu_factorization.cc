@@ -66,7 +66,9 @@ bool KluFactorization::FactorAfresh(std::span<int> column_pointers, std::span<in
                       : klu_factor(column_pointers.data(), row_indices.data(), values.data(),
                                    k.symbolic, &k.common);
   // halt_if_singular (KLU's default) frees the object and returns null on a zero pivot.
-  return k.numeric != nullptr && k.common.status == KLU_OK;
+  if (k.numeric == nullptr || k.common.status != KLU_OK) return false;
+  UpdatePivotRatio();
+  return true;
 }
 
 bool KluFactorization::Factor(std::span<int> column_pointers, std::span<int> row_indices,
@@ -79,19 +81,22 @@ bool KluFactorization::Factor(std::span<int> column_pointers, std::span<int> row
                                k.symbolic, k.numeric, &k.common)
               : klu_refactor(column_pointers.data(), row_indices.data(), values.data(),
                              k.symbolic, k.numeric, &k.common);
-  // The ratio is NaN-safe this way round: a NaN ratio also renews the pivots.
-  if (refactored != 0 && PivotRatio() >= kRefactorRcond) return true;
+  if (refactored != 0) {
+    UpdatePivotRatio();
+    // NaN-safe this way round: a NaN ratio also renews the pivots.
+    if (pivot_ratio_ >= kRefactorRcond) return true;
+  }
   return FactorAfresh(column_pointers, row_indices, values);
 }
 
-double KluFactorization::PivotRatio() {
+void KluFactorization::UpdatePivotRatio() {
   Klu& k = *klu_;
   if (k.complex) {
     klu_z_rcond(k.symbolic, k.numeric, &k.common);
   } else {
     klu_rcond(k.symbolic, k.numeric, &k.common);
   }
-  return k.common.rcond;
+  pivot_ratio_ = k.common.rcond;
 }
 
 void KluFactorization::Solve(std::span<double> b) {

@@ -96,7 +96,7 @@ bool SparseAlgebraic::Factor(double* stage) {
   // Not "< threshold": a NaN ratio fails too.
   const auto passes = [&] {
     return klu_.Factor(c_y_columns_.row_start, c_y_columns_.col, values) &&
-           klu_.PivotRatio() > threshold;
+           klu_.pivot_ratio() > threshold;
   };
   if (passes()) return true;
   // Pivots kept from an earlier matrix may have degraded below the rank test's threshold yet

@@ -177,15 +177,10 @@ TEST(SparseProjection, DependentConstraintsAreNamed) {
 TEST(SparseProjection, TheAlgebraicSparsePathProjectsAsTheDenseOne) {
   const std::size_t m = 24;
   const std::string spec = NetworkSpec("index1", m, 2, 17);
-  std::unique_ptr<ReducedModel> models[2];
-  for (int k = 0; k < 2; ++k) {
-    reduce::ReduceOptions options;
-    options.algebraic = reduce::AlgebraicMode::kOde;
-    options.linear_algebra = k == 0 ? LinearAlgebra::kDense : LinearAlgebra::kSparse;
-    reduce::ReduceResult r = ReducedModel::Build(ParseOrDie(spec), options);
-    ASSERT_TRUE(r.error.empty()) << r.error;
-    models[k] = std::move(r.reduced);
-  }
+  std::unique_ptr<ReducedModel> models[2] = {
+      ReduceWith(spec, LinearAlgebra::kDense, reduce::AlgebraicMode::kOde),
+      ReduceWith(spec, LinearAlgebra::kSparse, reduce::AlgebraicMode::kOde)};
+  ASSERT_TRUE(models[0] && models[1]);
   std::vector<double> start(2 * m);
   for (std::size_t j = 0; j < 2 * m; ++j) start[j] = (j < m ? 1.0 : 0.3) + 1e-3 * std::sin(j);
   std::vector<double> z[2] = {start, start};

@@ -17,11 +17,13 @@
 
 namespace tether::testing {
 
-// The reduced model of `json` with its multipliers solved by `linear_algebra`.
-inline std::unique_ptr<reduce::ReducedModel> ReduceWith(const std::string& json,
-                                                        reduce::LinearAlgebra linear_algebra) {
+// The reduced model of `json` with its linear systems solved by `linear_algebra`.
+inline std::unique_ptr<reduce::ReducedModel> ReduceWith(
+    const std::string& json, reduce::LinearAlgebra linear_algebra,
+    reduce::AlgebraicMode algebraic = reduce::AlgebraicMode::kSolve) {
   reduce::ReduceOptions options;
   options.linear_algebra = linear_algebra;
+  options.algebraic = algebraic;
   reduce::ReduceResult r = reduce::ReducedModel::Build(ParseOrDie(json), options);
   EXPECT_TRUE(r.error.empty()) << r.error;
   return std::move(r.reduced);

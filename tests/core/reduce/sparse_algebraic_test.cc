@@ -22,16 +22,6 @@ using reduce::LinearAlgebra;
 using reduce::ReducedModel;
 constexpr double kEpsilon = 0x1p-52;
 
-std::unique_ptr<ReducedModel> Reduce(const std::string& json, LinearAlgebra linear_algebra,
-                                     AlgebraicMode mode) {
-  reduce::ReduceOptions options;
-  options.linear_algebra = linear_algebra;
-  options.algebraic = mode;
-  reduce::ReduceResult r = ReducedModel::Build(ParseOrDie(json), options);
-  EXPECT_TRUE(r.error.empty()) << r.error;
-  return std::move(r.reduced);
-}
-
 // A point near the networks' solutions: the m x's around 1, the y's (where z has them) around
 // 0.3.
 std::vector<double> PointOf(const ReducedModel& model, std::size_t m, unsigned seed) {
@@ -61,8 +51,8 @@ TEST(SparseAlgebraic, RhsEqualsTheDenseKernelToRoundingInEveryMode) {
     for (AlgebraicMode mode : {AlgebraicMode::kSolve, AlgebraicMode::kOde, AlgebraicMode::kStage}) {
       SCOPED_TRACE(form + ", mode " + std::to_string(static_cast<int>(mode)));
       const std::string spec = NetworkSpec(form, m, 2, 7);
-      auto dense = Reduce(spec, LinearAlgebra::kDense, mode);
-      auto sparse = Reduce(spec, LinearAlgebra::kSparse, mode);
+      auto dense = ReduceWith(spec, LinearAlgebra::kDense, mode);
+      auto sparse = ReduceWith(spec, LinearAlgebra::kSparse, mode);
       ASSERT_TRUE(dense && sparse);
       EXPECT_FALSE(dense->sparse_algebraic());
       EXPECT_TRUE(sparse->sparse_algebraic());
@@ -90,7 +80,7 @@ TEST(SparseAlgebraic, RhsEqualsTheDenseKernelToRoundingInEveryMode) {
 
 TEST(SparseAlgebraic, IsChosenWhereItPays) {
   const auto chosen = [](const std::string& spec) {
-    return Reduce(spec, LinearAlgebra::kAuto, AlgebraicMode::kSolve)->sparse_algebraic();
+    return ReduceWith(spec, LinearAlgebra::kAuto, AlgebraicMode::kSolve)->sparse_algebraic();
   };
   const std::size_t small = reduce::SparseAlgebraic::kFromRows - 1;
   EXPECT_FALSE(chosen(NetworkSpec("index1", small, 1, 1))) << "below kFromRows";
@@ -112,8 +102,8 @@ TEST(SparseAlgebraic, DependentEquationsAreNamedAsByTheDenseKernel) {
     spec.replace(spec.find(original), original.size(), twin);
     const std::string other = "3*y3 + 0.1*y3^3 - x3";
     spec.replace(spec.find(other), other.size(), "y3 + y7 - x3");
-    auto dense = Reduce(spec, LinearAlgebra::kDense, AlgebraicMode::kSolve);
-    auto sparse = Reduce(spec, LinearAlgebra::kSparse, AlgebraicMode::kSolve);
+    auto dense = ReduceWith(spec, LinearAlgebra::kDense, AlgebraicMode::kSolve);
+    auto sparse = ReduceWith(spec, LinearAlgebra::kSparse, AlgebraicMode::kSolve);
     ASSERT_TRUE(dense && sparse);
     const std::vector<double> z(m, 1.0);
     std::vector<double> zdot(m);
@@ -129,7 +119,7 @@ TEST(SparseAlgebraic, DependentEquationsAreNamedAsByTheDenseKernel) {
 
 // A copy (a forked run, another session) factors on its own: the same values, bitwise.
 TEST(SparseAlgebraic, ACopyGivesTheSameValues) {
-  auto model = Reduce(NetworkSpec("index1", 32, 2, 13), LinearAlgebra::kSparse,
+  auto model = ReduceWith(NetworkSpec("index1", 32, 2, 13), LinearAlgebra::kSparse,
                       AlgebraicMode::kSolve);
   ASSERT_TRUE(model);
   const std::vector<double> z = PointOf(*model, 32, 3);

@@ -46,9 +46,10 @@ class KluFactorization {
   // b ← A⁻¹ b for the last successful Factor; b has n (real) or 2n (re, im pairs) entries.
   void Solve(std::span<double> b);
   [[nodiscard]] bool factored() const;
-  // min_k |U_kk| / max_k |U_kk| of the last successful Factor (KLU's klu_rcond; NaN-safe: a NaN
-  // ratio compares false), the rank test of a pivoted LU (tether/reduce/rank.h).
-  [[nodiscard]] double PivotRatio();
+  // min_k |U_kk| / max_k |U_kk| of the last successful Factor (KLU's klu_rcond, computed once
+  // per factorization; a NaN ratio compares false), the rank test of a pivoted LU
+  // (tether/reduce/rank.h).
+  [[nodiscard]] double pivot_ratio() const { return pivot_ratio_; }
   // Full factorizations (klu_factor) so far: each allocates.
   [[nodiscard]] int full_factorizations() const { return full_factorizations_; }
 
@@ -60,10 +61,12 @@ class KluFactorization {
 
   bool FactorAfresh(std::span<int> column_pointers, std::span<int> row_indices,
                     std::span<double> values);
+  void UpdatePivotRatio();  // klu_rcond of the current factors into pivot_ratio_
 
   Values values_;
   std::unique_ptr<Klu> klu_;
   int full_factorizations_ = 0;
+  double pivot_ratio_ = 0.0;
 };
 
 }  // namespace tether::linalg
