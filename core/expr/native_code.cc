@@ -120,7 +120,8 @@ struct NextUses {
 };
 
 // Emits the function NativeCode::Entry for one program. rbx = in, r12 = out, r13 = register
-// file (callee-saved, so they survive library calls). Values computed by instructions live in
+// file, and for a split program r14 = in_tail, r15 = out_tail (callee-saved, so they survive
+// library calls). Values computed by instructions live in
 // xmm2 … xmm15 while they are needed; when the pool is full the value read furthest in the
 // future is stored to its slot of the register file (Belady's choice, exact for straight-line
 // code); a library call spills every live value (the System V ABI preserves no xmm register).
@@ -129,7 +130,11 @@ struct NextUses {
 class Emitter {
  public:
   Emitter(const Program& program, x86::Assembler* a)
-      : program_(program), a_(*a), uses_(program) {
+      : program_(program),
+        a_(*a),
+        uses_(program),
+        split_(program.split().inputs < program.num_inputs() ||
+               program.split().outputs < program.num_outputs()) {
     const std::size_t n = program.initial_registers().size();
     bound_.assign(n, -1);
     next_use_.assign(n, kNever);
@@ -140,20 +145,36 @@ class Emitter {
   }
 
   void Emit() {
-    // Three pushes after the return address leave rsp 16-byte aligned for the calls.
+    // Three or five pushes after the return address leave rsp 16-byte aligned for the calls.
     a_.push(x86::rbx);
     a_.push(x86::r12);
     a_.push(x86::r13);
+    if (split_) {
+      a_.push(x86::r14);
+      a_.push(x86::r15);
+      a_.mov(x86::r14, x86::rcx);
+      a_.mov(x86::r15, x86::r8);
+    }
     a_.mov(x86::rbx, x86::rdi);
     a_.mov(x86::r12, x86::rsi);
     a_.mov(x86::r13, x86::rdx);
     const auto code = program_.instructions();
     for (i_ = 0; i_ < code.size(); ++i_) Instruction(code[i_]);
     LeafOutputs();
+    if (split_) {
+      a_.pop(x86::r15);
+      a_.pop(x86::r14);
+    }
     a_.pop(x86::r13);
     a_.pop(x86::r12);
     a_.pop(x86::rbx);
     a_.ret();
+    if (sign_masks_.isValid()) {  // SignBit's: the sign bit, and all bits but it
+      a_.align(asmjit::AlignMode::kData, 16);
+      a_.bind(sign_masks_);
+      a_.embedUInt64(std::uint64_t{1} << 63);
+      a_.embedUInt64(~(std::uint64_t{1} << 63));
+    }
   }
 
   bool unsupported = false;  // an instruction code without a translation
@@ -178,7 +199,7 @@ class Emitter {
     a_.xorps(x86::xmm0, x86::xmm0);
     for (std::size_t k = 0; k < outputs.size();) {
       const std::uint32_t r = outputs[k];
-      const x86::Mem to = x86::qword_ptr(x86::r12, Offset(k));
+      const x86::Mem to = Output(k);
       std::uint64_t bits = 0;
       if (!constant_bits(k, &bits)) {
         if (IsLeaf(r)) {  // an input (a computed output was stored where it was computed)
@@ -189,8 +210,11 @@ class Emitter {
         continue;
       }
       std::size_t run = 1;
-      for (std::uint64_t next = 0; k + run < outputs.size() && constant_bits(k + run, &next) &&
-                                   next == bits;) {
+      // A run stays on one side of the split (its stores address one array).
+      const std::size_t end = k < program_.split().outputs ? program_.split().outputs
+                                                           : outputs.size();
+      for (std::uint64_t next = 0;
+           k + run < end && constant_bits(k + run, &next) && next == bits;) {
         ++run;
       }
       if (run >= kRepeatRun) {
@@ -200,7 +224,8 @@ class Emitter {
         a_.rep().stosq();  // rcx times [rdi] ← rax, rdi += 8
       } else if (bits == 0) {  // pairs of zeros by one 16-byte store of xmm0 = 0
         for (std::size_t j = 0; j < run; j += 2) {
-          const x86::Mem at = x86::ptr(x86::r12, Offset(k + j), run - j >= 2 ? 16u : 8u);
+          x86::Mem at = Output(k + j);
+          at.setSize(run - j >= 2 ? 16u : 8u);
           if (run - j >= 2) {
             a_.movups(at, x86::xmm0);
           } else {
@@ -209,7 +234,7 @@ class Emitter {
         }
       } else {
         for (std::size_t j = 0; j < run; ++j) {
-          const x86::Mem at = x86::qword_ptr(x86::r12, Offset(k + j));
+          const x86::Mem at = Output(k + j);
           const auto low = static_cast<std::int64_t>(bits);
           if (low >= std::numeric_limits<std::int32_t>::min() &&
               low <= std::numeric_limits<std::int32_t>::max()) {
@@ -235,8 +260,16 @@ class Emitter {
   bool IsLeaf(std::uint32_t r) const { return r < first_temporary_; }
 
   x86::Mem Memory(std::uint32_t r) const {
-    return r < program_.num_inputs() ? x86::qword_ptr(x86::rbx, Offset(r))
-                                     : x86::qword_ptr(x86::r13, Offset(r));
+    const std::size_t head = program_.split().inputs;
+    if (r < head) return x86::qword_ptr(x86::rbx, Offset(r));
+    if (r < program_.num_inputs()) return x86::qword_ptr(x86::r14, Offset(r - head));
+    return x86::qword_ptr(x86::r13, Offset(r));
+  }
+  // Output k's place: out, or past the split out_tail.
+  x86::Mem Output(std::size_t k) const {
+    const std::size_t head = program_.split().outputs;
+    return k < head ? x86::qword_ptr(x86::r12, Offset(k))
+                    : x86::qword_ptr(x86::r15, Offset(k - head));
   }
 
   // Calls f with the operand r as an xmm register if it holds r, else as its memory slot.
@@ -295,15 +328,17 @@ class Emitter {
     a_.movq(dst, x86::rax);
   }
 
-  // Flips (btc) or clears (btr) the sign bit of d through a general register.
+  // Flips or clears the sign bit of d by a mask read into scratch xmm0 from the data after the
+  // code (bound by Emit): a round trip through a general register would add its two
+  // transfers' latency, about six cycles, to every chain through a negation.
   void SignBit(const x86::Xmm& d, bool clear) {
-    a_.movq(x86::rax, d);
+    if (!sign_masks_.isValid()) sign_masks_ = a_.newLabel();
+    a_.movsd(x86::xmm0, x86::qword_ptr(sign_masks_, clear ? 8 : 0));
     if (clear) {
-      a_.btr(x86::rax, 63);
+      a_.andpd(d, x86::xmm0);
     } else {
-      a_.btc(x86::rax, 63);
+      a_.xorpd(d, x86::xmm0);
     }
-    a_.movq(d, x86::rax);
   }
 
   void Call(const void* function) {
@@ -414,7 +449,7 @@ class Emitter {
     Unbind(dst);  // an older value of the register, dead by construction
     if (uses_.last_definition[i_]) {
       for (std::size_t k : outputs_of_[dst]) {
-        a_.movsd(x86::qword_ptr(x86::r12, Offset(k)), Pool(d));
+        a_.movsd(Output(k), Pool(d));
       }
     }
     const std::size_t next = uses_.of_definition[i_];
@@ -516,6 +551,8 @@ class Emitter {
   const Program& program_;
   x86::Assembler& a_;
   NextUses uses_;
+  bool split_;  // r14 and r15 hold in_tail and out_tail
+  asmjit::Label sign_masks_;  // SignBit's two masks, once it is used
   std::uint32_t first_temporary_ = FirstTemporary(program_);
   std::size_t i_ = 0;                              // instruction being emitted
   std::vector<int> bound_;                         // register → pool index holding it, or −1

@@ -59,10 +59,10 @@ namespace tether::expr::internal {
 
 // One program's machine code, released when the last Program copy sharing it goes away.
 struct NativeCode {
-  // in: the program's inputs; out: its outputs (not overlapping `in`: outputs are stored as
-  // they are computed); registers: a copy of the program's register file (constants set),
-  // written as scratch.
-  using Entry = void (*)(const double* in, double* out, double* registers);
+  // in, in_tail: the program's inputs, split where Program::split() says; out, out_tail: its
+  // outputs, likewise (not overlapping the inputs: outputs are stored as they are computed);
+  // registers: a copy of the program's register file (constants set), written as scratch.
+  using Entry = Program::NativeEntry;
 
   NativeCode() = default;
   NativeCode(const NativeCode&) = delete;

@@ -159,6 +159,7 @@ class ProgramCompiler {
   Program Emit() {
     Program program;
     program.num_inputs_ = inputs_.size();
+    program.split_ = {.inputs = inputs_.size(), .outputs = outputs_.size()};
     program.registers_.assign(inputs_.size(), 0.0);
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
       if (context_.op(inputs_[i]) != Op::kSymbol)
@@ -301,10 +302,21 @@ NativeCodeCounts GetNativeCodeCounts() {
 
 Program Compile(const Context& context, std::span<const Expr> outputs,
                 std::span<const Expr> inputs) {
+  return Compile(context, outputs, inputs, {.inputs = inputs.size(), .outputs = outputs.size()});
+}
+
+Program Compile(const Context& context, std::span<const Expr> outputs,
+                std::span<const Expr> inputs, Split split) {
+  if (split.inputs > inputs.size() || split.outputs > outputs.size()) {
+    Fatal("Compile: split after input " + std::to_string(split.inputs) + " and output " +
+          std::to_string(split.outputs) + " of " + std::to_string(inputs.size()) + " and " +
+          std::to_string(outputs.size()));
+  }
   internal::ProgramCompiler compiler(context, outputs, inputs);
   compiler.Lower();
   compiler.Fuse();
   Program program = compiler.Emit();
+  program.split_ = split;
   // A program without instructions only copies; the interpreter's loop is as fast.
   if (NativeCodeEnabled() && program.num_instructions() > 0) program.AttachNativeCode();
   return program;
@@ -313,6 +325,7 @@ Program Compile(const Context& context, std::span<const Expr> outputs,
 bool Program::AttachNativeCode() {
   if (native_ != nullptr || !internal::NativeCodeAvailable()) return native_ != nullptr;
   native_ = internal::CompileNativeCode(*this);
+  entry_ = native_ != nullptr ? native_->entry : nullptr;
   if (native_ != nullptr) {
     native_compiled.fetch_add(1);
     native_bytes.fetch_add(native_->bytes);
@@ -323,24 +336,34 @@ bool Program::AttachNativeCode() {
 }
 
 void Program::Evaluate(std::span<const double> in, std::span<double> out) {
-  // The native code stores each output as soon as it is computed, so an `out` that overlaps
-  // `in` takes the interpreter, which reads every input first.
-  const auto in_begin = reinterpret_cast<std::uintptr_t>(in.data());
-  const auto out_begin = reinterpret_cast<std::uintptr_t>(out.data());
-  const bool overlap = !in.empty() && !out.empty() && in_begin < out_begin + out.size_bytes() &&
-                       out_begin < in_begin + in.size_bytes();
-  if (native_ == nullptr || overlap) {
-    Interpret(in, out);
-    return;
-  }
   CheckSizes("Program::Evaluate", in.size(), out.size(), num_inputs_, output_registers_.size());
-  native_->entry(in.data(), out.data(), registers_.data());
+  Evaluate(in.first(split_.inputs), in.subspan(split_.inputs), out.first(split_.outputs),
+           out.subspan(split_.outputs));
 }
 
 void Program::Interpret(std::span<const double> in, std::span<double> out) {
   CheckSizes("Program::Evaluate", in.size(), out.size(), num_inputs_, output_registers_.size());
+  Interpret(in.first(split_.inputs), in.subspan(split_.inputs), out.first(split_.outputs),
+            out.subspan(split_.outputs));
+}
+
+void Program::FailParts(std::size_t in, std::size_t in_tail, std::size_t out,
+                        std::size_t out_tail) const {
+  Fatal("Program::Evaluate: got " + std::to_string(in) + " + " + std::to_string(in_tail) +
+        " inputs and " + std::to_string(out) + " + " + std::to_string(out_tail) +
+        " outputs, expected " + std::to_string(split_.inputs) + " + " +
+        std::to_string(num_inputs_ - split_.inputs) + " and " + std::to_string(split_.outputs) +
+        " + " + std::to_string(num_outputs() - split_.outputs));
+}
+
+void Program::Interpret(std::span<const double> in, std::span<const double> in_tail,
+                        std::span<double> out, std::span<double> out_tail) {
+  if (!PartsFit(in, in_tail, out, out_tail)) [[unlikely]] {
+    FailParts(in.size(), in_tail.size(), out.size(), out_tail.size());
+  }
   double* r = registers_.data();
   for (std::size_t i = 0; i < in.size(); ++i) r[i] = in[i];
+  for (std::size_t i = 0; i < in_tail.size(); ++i) r[in.size() + i] = in_tail[i];
   using internal::ApplyUnary;
   for (const Instruction& ins : code_) {
     const double a = r[ins.a];
@@ -384,6 +407,9 @@ void Program::Interpret(std::span<const double> in, std::span<double> out) {
     r[ins.dst] = v;
   }
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = r[output_registers_[k]];
+  for (std::size_t k = 0; k < out_tail.size(); ++k) {
+    out_tail[k] = r[output_registers_[out.size() + k]];
+  }
 }
 
 int Program::NumOperands(Code code) {

@@ -237,6 +237,70 @@ TEST_F(NativeCodeTest, CopiesEvaluateIndependently) {
   EXPECT_NE(a, b);
 }
 
+// A split program (expr::Split) at every split point: the four-array Evaluate reads and writes
+// the arrays it is given, bit-identical to the interpreter on the whole arrays. The outputs
+// cross the split with computed values, inputs and runs of constants (the stores that address
+// out and out_tail differently); the arrays sit apart in memory, as a stepper's do.
+TEST_F(NativeCodeTest, SplitProgramsReadAndWriteTheirFourArrays) {
+  Context c;
+  const std::vector<Expr> inputs = {c.Symbol("x"), c.Symbol("y"), c.Symbol("z")};
+  std::vector<Expr> outputs = {inputs[1]};
+  for (const char* text : {"-x*y + sin(z)", "abs(x - z)/y", "x^3 - y", "-(x*z)"}) {
+    const ParseResult parsed = Parse(c, text);
+    ASSERT_TRUE(parsed.ok()) << text;
+    outputs.push_back(parsed.expr);
+  }
+  outputs.insert(outputs.end(), 3, c.Constant(0.0));
+  outputs.insert(outputs.end(), 2, c.Constant(-7.25));
+  outputs.push_back(inputs[2]);
+  const std::vector<double> in = {0.75, -1.5, 2.0};
+  for (std::size_t split_in = 0; split_in <= inputs.size(); ++split_in) {
+    for (std::size_t split_out = 0; split_out <= outputs.size(); ++split_out) {
+      Program program =
+          Compile(c, outputs, inputs, {.inputs = split_in, .outputs = split_out});
+      ASSERT_TRUE(program.has_native_code());
+      EXPECT_EQ(program.split().inputs, split_in);
+      std::vector<double> expected(outputs.size());
+      program.Interpret(in, expected);
+      const std::vector<double> head(in.begin(), in.begin() + static_cast<long>(split_in));
+      const std::vector<double> tail(in.begin() + static_cast<long>(split_in), in.end());
+      constexpr double kUnwritten = 1e9;  // no output's value
+      std::vector<double> out(split_out, kUnwritten);
+      std::vector<double> out_tail(outputs.size() - split_out, kUnwritten);
+      program.Evaluate(head, tail, out, out_tail);
+      out.insert(out.end(), out_tail.begin(), out_tail.end());
+      // The two-array form splits the arrays itself.
+      std::vector<double> whole(outputs.size());
+      program.Evaluate(in, whole);
+      for (std::size_t k = 0; k < outputs.size(); ++k) {
+        const std::string where = "split after input " + std::to_string(split_in) +
+                                  " and output " + std::to_string(split_out) + ", output " +
+                                  std::to_string(k);
+        EXPECT_TRUE(SameValue(out[k], expected[k])) << where;
+        EXPECT_TRUE(SameValue(whole[k], expected[k])) << where;
+      }
+    }
+  }
+}
+
+// Outputs that overlap inputs (a caller computing z' into z) take the interpreter, which reads
+// every input before writing: the results are those of separate arrays.
+TEST_F(NativeCodeTest, OverlappingArraysGiveTheResultsOfSeparateOnes) {
+  Context c;
+  const std::vector<Expr> inputs = {c.Symbol("x"), c.Symbol("y"), c.Symbol("t")};
+  const ParseResult parsed = Parse(c, "x*y + t");
+  ASSERT_TRUE(parsed.ok());
+  const std::vector<Expr> outputs = {inputs[1], c.Neg(inputs[0]), parsed.expr};
+  Program program = Compile(c, outputs, inputs, {.inputs = 2, .outputs = 2});
+  ASSERT_TRUE(program.has_native_code());
+  std::vector<double> z = {3.0, 5.0};
+  const std::vector<double> t = {0.5};
+  std::vector<double> extra(1);
+  program.Evaluate(z, t, z, extra);  // z ← (y, −x) in place
+  EXPECT_EQ(z, (std::vector<double>{5.0, -3.0}));
+  EXPECT_EQ(extra[0], 15.5);
+}
+
 TEST_F(NativeCodeTest, EvaluateDoesNotAllocate) {
   Context c;
   const std::vector<Expr> inputs = {c.Symbol("x"), c.Symbol("y")};

@@ -35,8 +35,20 @@ class ProgramCompiler;  // program.cc
 struct NativeCode;      // native_code.h
 }  // namespace internal
 
+// Where a program's input and output arrays break in two (the four-array Program::Evaluate):
+// inputs [0, inputs) come from one array and the rest from another; outputs likewise. A caller
+// whose values already sit in two places (a stepper's stage vector as the states; time and
+// parameters elsewhere) then copies nothing in or out.
+struct Split {
+  std::size_t inputs = 0;
+  std::size_t outputs = 0;
+};
+
 class Program {
  public:
+  // The machine code's entry: in, out, registers, in_tail, out_tail (native_code.h).
+  using NativeEntry = void (*)(const double*, double*, double*, const double*, double*);
+
   // Instruction codes: the operations of `Op` plus cheap forms of powers and fused products.
   // The interpreter (program.cc) and the native code (core/expr/native_code.h) give each the
   // same meaning, operation by operation.
@@ -96,14 +108,39 @@ class Program {
   // `num_outputs()`. Not safe to call concurrently on one object (it owns its register file);
   // copy it per thread (copies share the native code, which is read-only).
   void Evaluate(std::span<const double> in, std::span<double> out);
+  // The same with the inputs and outputs in two arrays each, broken where split() says: `in`
+  // holds the first split().inputs inputs and `in_tail` the rest, `out` receives the first
+  // split().outputs outputs and `out_tail` the rest. Arrays may be anywhere; where an output
+  // array overlaps an input array the interpreter runs (the native code stores outputs as it
+  // computes them).
+  // Inline: it is a stage's whole call overhead.
+  [[gnu::always_inline]] void Evaluate(std::span<const double> in,
+                                       std::span<const double> in_tail, std::span<double> out,
+                                       std::span<double> out_tail) {
+    if (!PartsFit(in, in_tail, out, out_tail)) [[unlikely]] {
+      FailParts(in.size(), in_tail.size(), out.size(), out_tail.size());
+    }
+    // The native code stores each output as soon as it is computed, so outputs that overlap
+    // inputs take the interpreter, which reads every input first.
+    if (entry_ == nullptr || (Overlap(in, out) | Overlap(in, out_tail) | Overlap(in_tail, out) |
+                              Overlap(in_tail, out_tail))) {
+      Interpret(in, in_tail, out, out_tail);
+      return;
+    }
+    entry_(in.data(), out.data(), registers_.data(), in_tail.data(), out_tail.data());
+  }
 
   // Evaluates with the switch interpreter whatever native code exists: the reference the
   // native code is tested against. Same contract as Evaluate.
   void Interpret(std::span<const double> in, std::span<double> out);
+  void Interpret(std::span<const double> in, std::span<const double> in_tail,
+                 std::span<double> out, std::span<double> out_tail);
 
   [[nodiscard]] std::size_t num_inputs() const { return num_inputs_; }
   [[nodiscard]] std::size_t num_outputs() const { return output_registers_.size(); }
   [[nodiscard]] std::size_t num_instructions() const { return code_.size(); }
+  // Where the arrays break (Compile's `split`; else after the last input and output).
+  [[nodiscard]] Split split() const { return split_; }
   // True when Evaluate runs machine code compiled for this program.
   [[nodiscard]] bool has_native_code() const { return native_ != nullptr; }
   // Compiles this program's native code now, unless it has some or the platform has no
@@ -127,12 +164,33 @@ class Program {
 
  private:
   friend class internal::ProgramCompiler;
+  friend Program Compile(const Context& context, std::span<const Expr> outputs,
+                         std::span<const Expr> inputs, Split split);
+
+  // Compared without branches (one per evaluation instead of four).
+  [[nodiscard]] bool PartsFit(std::span<const double> in, std::span<const double> in_tail,
+                              std::span<double> out, std::span<double> out_tail) const {
+    return (in.size() == split_.inputs) & (in_tail.size() == num_inputs_ - split_.inputs) &
+           (out.size() == split_.outputs) & (out_tail.size() == num_outputs() - split_.outputs);
+  }
+  // Aborts with the sizes (a programming error): four arrays not of the split's sizes.
+  [[noreturn]] void FailParts(std::size_t in, std::size_t in_tail, std::size_t out,
+                              std::size_t out_tail) const;
+  // Whether two arrays share memory (empty ones share none), without branches.
+  static bool Overlap(std::span<const double> a, std::span<const double> b) {
+    const auto a_begin = reinterpret_cast<std::uintptr_t>(a.data());
+    const auto b_begin = reinterpret_cast<std::uintptr_t>(b.data());
+    return (a_begin < b_begin + b.size_bytes()) & (b_begin < a_begin + a.size_bytes()) &
+           !a.empty() & !b.empty();
+  }
 
   std::size_t num_inputs_ = 0;
+  Split split_;
   std::vector<Instruction> code_;
   std::vector<double> registers_;  // [inputs | constants | temporaries]
   std::vector<std::uint32_t> output_registers_;
   std::shared_ptr<const internal::NativeCode> native_;  // null: interpret
+  NativeEntry entry_ = nullptr;                          // native_'s entry, or null
 };
 
 // Native code for compiled programs (core/expr/native_code.h has the backend, its measurement
@@ -156,5 +214,9 @@ struct NativeCodeCounts {
 // (abort with a message): core/model guarantees every name is bound.
 Program Compile(const Context& context, std::span<const Expr> outputs,
                 std::span<const Expr> inputs);
+// The same, with the input and output arrays broken where `split` says (the four-array
+// Evaluate); split.inputs ≤ inputs.size() and split.outputs ≤ outputs.size(), else abort.
+Program Compile(const Context& context, std::span<const Expr> outputs,
+                std::span<const Expr> inputs, Split split);
 
 }  // namespace tether::expr
