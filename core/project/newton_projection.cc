@@ -122,7 +122,8 @@ bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
     return Fail(ProjectionStatus::kNonFinite,
                 "projection at t = " + TimeText(t) + ": " + model.failure().message, report);
   }
-  residual_ = 0.0;
+  // Accumulated in locals: the members and the report may alias the values read.
+  double residual = 0.0;
   const reduce::SparseSchur::Pattern& pattern = model.invariant_jacobian_pattern();
   for (std::size_t i = block_.row_begin; i < block_.row_end; ++i) {
     double scale = 0.0;
@@ -130,17 +131,19 @@ bool NewtonProjection::Evaluate(reduce::ReducedModel& model, double t,
       const auto k = static_cast<std::size_t>(p);
       scale += std::abs(h_z_[k] * z[static_cast<std::size_t>(pattern.col[k])]);
     }
-    scale_[i - block_.row_begin] = std::max(1.0, 0.5 * scale);
-    residual_ = std::max(residual_, std::abs(h_[i]) / scale_[i - block_.row_begin]);
+    scale = std::max(1.0, 0.5 * scale);
+    scale_[i - block_.row_begin] = scale;
+    residual = std::max(residual, std::abs(h_[i]) / scale);
   }
-  const std::size_t m1 = model.num_position_invariants();
-  report->residual_position = 0.0;
-  report->residual_velocity = 0.0;
-  for (std::size_t i = 0; i < rows_; ++i) {
-    double& norm = i < m1 ? report->residual_position : report->residual_velocity;
-    norm = std::max(norm, std::abs(h_[i]));
-  }
-  report->scaled_residual = residual_;
+  residual_ = residual;
+  const std::size_t m1 = std::min(model.num_position_invariants(), rows_);
+  double position = 0.0;
+  double velocity = 0.0;
+  for (std::size_t i = 0; i < m1; ++i) position = std::max(position, std::abs(h_[i]));
+  for (std::size_t i = m1; i < rows_; ++i) velocity = std::max(velocity, std::abs(h_[i]));
+  report->residual_position = position;
+  report->residual_velocity = velocity;
+  report->scaled_residual = residual;
   if (!std::isfinite(residual_)) {
     return Fail(ProjectionStatus::kNonFinite,
                 "projection at t = " + TimeText(t) + ": the constraint residual is not finite",

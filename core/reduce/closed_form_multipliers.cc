@@ -27,9 +27,10 @@ ClosedFormMultipliers::ClosedFormMultipliers(std::size_t n, std::size_t m)
     : n_(n), m_(m), pivot_threshold_(RelativePivotThreshold(n)) {}
 
 std::vector<Expr> ClosedFormMultipliers::StageOutputs(
-    expr::Context& cx, const std::vector<Expr>& mass, const std::vector<Expr>& forces,
-    const std::vector<std::vector<Expr>>& phi_q, const std::vector<Expr>& a,
-    const std::vector<Expr>& phi, const std::vector<Expr>& h, Expr alpha, Expr beta) {
+    expr::Context& cx, const std::vector<Expr>& v, const std::vector<Expr>& mass,
+    const std::vector<Expr>& forces, const std::vector<std::vector<Expr>>& phi_q,
+    const std::vector<Expr>& a, const std::vector<Expr>& phi, const std::vector<Expr>& h,
+    Expr alpha, Expr beta) {
   const std::size_t n = forces.size();
   const std::size_t m = phi_q.size();
   std::vector<Expr> d(n), w(n);
@@ -76,7 +77,7 @@ std::vector<Expr> ClosedFormMultipliers::StageOutputs(
     lambda[1] = cx.Div(cx.Sub(cx.Mul(s11, r[1]), cx.Mul(s12, r[0])), det);
     s = {s11, s22, det};
   }
-  std::vector<Expr> out;
+  std::vector<Expr> out = v;              // q' = v
   for (std::size_t k = 0; k < n; ++k) {  // v'_k = w_k + Σ_a λ_a x_ak
     Expr vdot = w[k];
     for (std::size_t i = 0; i < m; ++i) {
@@ -90,10 +91,11 @@ std::vector<Expr> ClosedFormMultipliers::StageOutputs(
   return out;
 }
 
-bool ClosedFormMultipliers::Holds(const double* out) const {
+bool ClosedFormMultipliers::Holds(const double* vdot, const double* tail) const {
   bool finite = true;
-  for (std::size_t k = 0; k < stage_size(); ++k) finite &= std::isfinite(out[k]);
-  const double* s = out + n_ + m_;
+  for (std::size_t k = 0; k < n_; ++k) finite &= std::isfinite(vdot[k]);
+  for (std::size_t k = 0; k < tail_size(); ++k) finite &= std::isfinite(tail[k]);
+  const double* s = tail + m_;
   const double* d = s + SchurEntries(m_);
   bool positive = true;
   for (std::size_t k = 0; k < n_; ++k) positive &= d[k] > 0.0;

@@ -58,7 +58,8 @@ struct FormulationBuild {
   // fixes the operand order of sums (expr.h) and so the rounding of every evaluation.
   void Compile(const std::vector<expr::Expr>& stage, const std::vector<expr::Expr>& invariants,
                const std::vector<expr::Expr>& mass);
-  // Compiles the closed-form stage program (closed_form_multipliers.h) over [inputs, α, β].
+  // Compiles the closed-form stage program (closed_form_multipliers.h) over [inputs, α, β],
+  // split as closed_form's split() (set closed_form first).
   void CompileClosedForm(const std::vector<expr::Expr>& stage, expr::Expr alpha,
                          expr::Expr beta);
   // Compiles ∂F/∂z (only when options.jacobian).

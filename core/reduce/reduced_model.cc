@@ -3,7 +3,9 @@
 #include "tether/reduce/reduced_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -21,6 +23,14 @@ using ConstRowMap = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen
 using ConstVecMap = Eigen::Map<const Eigen::VectorXd>;
 
 Eigen::Index Ix(std::size_t i) { return static_cast<Eigen::Index>(i); }
+
+// Value by value, as AllFinite reads (dense::CopyScalars says why).
+bool SameBits(std::span<const double> a, std::span<const double> b) {
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i])) return false;
+  }
+  return true;
+}
 
 // Element by element: the values were just stored one by one (the programs' machine code), and
 // wider loads would wait for those stores to retire instead of taking their values.
@@ -74,10 +84,10 @@ void ReducedModel::Allocate() {
   in_[model_inputs_] = alpha_;
   in_[model_inputs_ + 1] = beta_;
   stage_out_.assign(stage_.num_outputs(), 0.0);
-  closed_out_.assign(closed_ ? closed_stage_.num_outputs() : 0, 0.0);
+  closed_out_.assign(closed_ ? closed_->tail_size() : 0, 0.0);
   invariants_out_.assign(invariants_.num_outputs(), 0.0);
-  invariants_in_.clear();
-  invariants_in_.reserve(model_in().size());
+  invariants_at_.assign(num_states_ + 1, 0.0);
+  invariants_cached_ = false;
   mass_out_.assign(mass_.num_outputs(), 0.0);
   aux_.assign(m_, 0.0);
   const Eigen::Index m = Ix(m_);
@@ -93,6 +103,7 @@ void ReducedModel::Allocate() {
 }
 
 void ReducedModel::SetParameters(std::span<const double> values) {
+  invariants_cached_ = false;
   const std::size_t offset = num_states_ + 1;
   for (std::size_t k = 0; k < values.size() && offset + k < model_inputs_; ++k) {
     in_[offset + k] = values[k];
@@ -211,21 +222,20 @@ bool ReducedModel::Rhs(double t, std::span<const double> z, std::span<double> zd
 }
 
 bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<double> zdot) {
-  LoadZ(t, z);
-  if (closed_) {
-    closed_stage_.Evaluate(in_, closed_out_);
+  if (closed_) {  // z in, z' out where the caller keeps them; [t, parameters, α, β] from in_
+    in_[num_states_] = t;
+    closed_stage_.Evaluate(z, std::span<const double>(in_).subspan(num_states_), zdot,
+                           closed_out_);
     ++stage_evaluations_;
-    if (closed_->Holds(closed_out_.data())) {  // [v', λ, S, d]
-      const std::span<const double> out(closed_out_);
-      const std::span<const double> lambda = out.subspan(closed_->lambda_offset(), m_);
-      dense::CopyScalars(out.first(n_), zdot.data() + n_);
+    if (closed_->Holds(zdot.data() + n_, closed_out_.data())) {  // tail [λ, S, d]
+      const std::span<const double> lambda = std::span<const double>(closed_out_).first(m_);
       dense::CopyScalars(lambda, lambda_.data());
       dense::CopyScalars(lambda, aux_.data());
-      dense::CopyScalars(z.subspan(n_, n_), zdot.data());  // q' = v
       return true;
     }
     // The dense layout names what failed (closed_form_multipliers.h).
   }
+  LoadZ(t, z);
   stage_.Evaluate(model_in(), stage_out_);
   ++stage_evaluations_;
   if (!AllFinite(stage_out_)) return FailNonFinite(t, "the mass matrix, forces or constraints");
@@ -418,20 +428,31 @@ bool ReducedModel::InvariantValues(double t, std::span<const double> z, std::spa
   return true;
 }
 
-void ReducedModel::EvaluateInvariantProgram() {
-  const std::span<const double> in = model_in();
-  if (invariants_in_.size() == in.size() &&
-      std::memcmp(invariants_in_.data(), in.data(), in.size() * sizeof(double)) == 0) {
+void ReducedModel::EvaluateInvariantProgram(double t, std::span<const double> z) {
+  const bool direct = z.size() == num_states_;  // else LoadZ adds the algebraic variables
+  if (!direct) LoadZ(t, z);
+  const std::span<const double> states = direct ? z : model_in().first(num_states_);
+  if (invariants_cached_ && SameBits(states, std::span(invariants_at_).first(num_states_)) &&
+      std::bit_cast<std::uint64_t>(t) == std::bit_cast<std::uint64_t>(invariants_at_.back())) {
     return;
   }
-  invariants_.Evaluate(in, invariants_out_);
-  invariants_in_.assign(in.begin(), in.end());
+  in_[num_states_] = t;
+  if (direct) {
+    invariants_.Evaluate(z, model_in().subspan(num_states_), invariants_out_, {});
+  } else {
+    invariants_.Evaluate(model_in(), invariants_out_);
+  }
+  dense::CopyScalars(states, invariants_at_.data());
+  invariants_at_.back() = t;
+  invariants_cached_ = true;
 }
 
 bool ReducedModel::EvaluateInvariants(double t, std::span<const double> z, std::span<double> h) {
-  LoadZ(t, z);
-  EvaluateInvariantProgram();
-  if (!AllFinite(invariants_out_)) return FailNonFinite(t, "the constraints or their Jacobian");
+  EvaluateInvariantProgram(t, z);
+  if (!AllFinite(invariants_out_)) {
+    LoadZ(t, z);  // the message names the inputs' values
+    return FailNonFinite(t, "the constraints or their Jacobian");
+  }
   const std::span<const double> values(invariants_out_);
   dense::CopyScalars(values.first(num_invariants()), h.data());  // H
   return true;
@@ -473,8 +494,7 @@ bool ReducedModel::Residuals(double t, std::span<const double> z, double* positi
   std::size_t rows = 0;
   for (const ResidualLevel& level : residual_levels_) rows += level.count;
   if (rows == 0) return true;
-  LoadZ(t, z);
-  EvaluateInvariantProgram();
+  EvaluateInvariantProgram(t, z);
   const std::span<const double> out(invariants_out_);
   for (std::size_t k = 0; k < residual_levels_.size(); ++k) {
     const ResidualLevel& level = residual_levels_[k];
@@ -482,6 +502,7 @@ bool ReducedModel::Residuals(double t, std::span<const double> z, double* positi
     largest = std::max(largest, MaxAbs(out.subspan(level.offset, level.count)));
   }
   if (!std::isfinite(*position) || !std::isfinite(*velocity)) {
+    LoadZ(t, z);  // the message names the inputs' values
     return FailNonFinite(t, "the constraint residuals");
   }
   return true;

@@ -159,7 +159,9 @@ void ReducedModel::CompileInvariants(const FormulationBuild& build) {
     }
   }
   invariant_prefix_ = prefix;
-  invariants_ = expr::Compile(build.context, outputs, build.inputs);
+  // Split after the states: EvaluateInvariantProgram reads a full z where the caller has it.
+  invariants_ = expr::Compile(build.context, outputs, build.inputs,
+                              {.inputs = num_states_, .outputs = outputs.size()});
 }
 
 std::vector<Expr> ReducedModel::ImportOutputs(Context& cx) const {
@@ -181,7 +183,7 @@ void FormulationBuild::CompileClosedForm(const std::vector<Expr>& stage, Expr al
   std::vector<Expr> closed_inputs = inputs;
   closed_inputs.push_back(alpha);
   closed_inputs.push_back(beta);
-  reduced.closed_stage_ = expr::Compile(context, stage, closed_inputs);
+  reduced.closed_stage_ = expr::Compile(context, stage, closed_inputs, closed_form->split());
 }
 
 void FormulationBuild::ImportOutputs() {

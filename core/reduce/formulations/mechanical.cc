@@ -77,7 +77,7 @@ void MechanicalFormulation::Build(FormulationBuild& b) const {
     const Expr beta = cx.Symbol("$beta");
     b.closed_form = ClosedFormMultipliers(n, m);
     b.CompileClosedForm(
-        ClosedFormMultipliers::StageOutputs(cx, mass, forces, phi_q, a, phi, h, alpha, beta),
+        ClosedFormMultipliers::StageOutputs(cx, v, mass, forces, phi_q, a, phi, h, alpha, beta),
         alpha, beta);
   } else {
     b.sparse_multipliers = SparseKernel(b.options.linear_algebra, cx, mass, phi_q, n);

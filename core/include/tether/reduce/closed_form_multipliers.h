@@ -5,13 +5,16 @@
 //   S_ab = Φ_a x_b = Σ_k Φ_ak Φ_bk / d_k,   r_a = −(a_a + 2α h_a + β² Φ_a) − Φ_a w,
 //   S λ = r,   v' = w + Σ_a λ_a x_a,
 // compiled with the rest of the stage into one program over [states, t, parameters, α, β], so
-// that a stage is one call of machine code, as a hand-written right-hand side is. One
+// that a stage is one call of machine code, as a hand-written right-hand side is; its arrays
+// are split (expr::Split) so that it reads the states where the stepper keeps them and writes
+// z' = (q', v') where the stepper wants it, with nothing copied in between. One
 // constraint: λ = r/s. Two: Cramer's rule, det = S_11 S_22 − S_12², λ_1 = (S_22 r_1 −
 // S_12 r_2)/det, λ_2 = (S_11 r_2 − S_12 r_1)/det, which is forward stable for 2 × 2 systems
 // (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., §1.10.1).
 //
-// The program's outputs (its "closed-form layout"): [v' (n), λ (m), S (m = 1: s; m = 2: S_11,
-// S_22, det), d (n)]. A stage holds when all of them are finite, every d_k > 0, and S passes
+// The program's outputs (its "closed-form layout"): z' = [q' = v (n), v' (n)], then its tail
+// [λ (m), S (m = 1: s; m = 2: S_11, S_22, det), d (n)]. A stage holds when v' and the tail are
+// finite, every d_k > 0, and S passes
 // DenseMultipliers' rank test (rank.h: no LDLᵀ pivot at or below RelativePivotThreshold(n) of
 // the largest) with a margin: one constraint, s ≠ 0 (a finite s ≠ 0 passes it); two, the
 // pivots small_dense.h's Ldlt would take (the larger diagonal entry D_1, then det/D_1) above
@@ -29,6 +32,7 @@
 #include <vector>
 
 #include "tether/expr/expr.h"
+#include "tether/expr/program.h"
 
 namespace tether::reduce {
 
@@ -44,9 +48,10 @@ class ClosedFormMultipliers {
   ClosedFormMultipliers() = default;
   ClosedFormMultipliers(std::size_t n, std::size_t m);
 
-  // The stage outputs in the closed-form layout, from the dense symbolic M (row-major n × n),
-  // f, Φ_q's m rows, a, Φ, h (m each) and the symbols α, β.
+  // The stage outputs in the closed-form layout, from the velocity symbols v, the dense
+  // symbolic M (row-major n × n), f, Φ_q's m rows, a, Φ, h (m each) and the symbols α, β.
   static std::vector<expr::Expr> StageOutputs(expr::Context& cx,
+                                              const std::vector<expr::Expr>& v,
                                               const std::vector<expr::Expr>& mass,
                                               const std::vector<expr::Expr>& forces,
                                               const std::vector<std::vector<expr::Expr>>& phi_q,
@@ -55,11 +60,13 @@ class ClosedFormMultipliers {
                                               const std::vector<expr::Expr>& h, expr::Expr alpha,
                                               expr::Expr beta);
 
-  // λ's m values start here in the layout, after v'.
-  [[nodiscard]] std::size_t lambda_offset() const { return n_; }
-  [[nodiscard]] std::size_t stage_size() const { return 2 * n_ + m_ + SchurEntries(m_); }
-  // True when the stage values `out` (closed-form layout) hold (file comment).
-  [[nodiscard]] bool Holds(const double* out) const;
+  // The program's split: the states (q, v) in one array, [t, parameters, α, β] in another;
+  // z' in one array, the tail in another.
+  [[nodiscard]] expr::Split split() const { return {.inputs = 2 * n_, .outputs = 2 * n_}; }
+  // The tail's size; λ's m values start it.
+  [[nodiscard]] std::size_t tail_size() const { return n_ + m_ + SchurEntries(m_); }
+  // True when the stage's v' (n values) and tail hold (file comment).
+  [[nodiscard]] bool Holds(const double* vdot, const double* tail) const;
 
  private:
   // S's entries in the layout (one constraint: s; two: S_11, S_22, det).

@@ -178,7 +178,8 @@ class ReducedModel {
   // Acceleration-level stabilization (mechanical; α = β = 0 turns it off).
   void SetBaumgarte(double alpha, double beta);
 
-  // z' = F(t, z). On success auxiliary() holds λ or y at (t, z).
+  // z' = F(t, z). On success auxiliary() holds λ or y at (t, z). z and zdot are separate
+  // arrays: parts of z' are written while z is still read.
   bool Rhs(double t, std::span<const double> z, std::span<double> zdot);
   [[nodiscard]] std::span<const double> auxiliary() const { return aux_; }
   // Sets y (warm start of kSolve, or the y used for kSolve invariants and outputs).
@@ -278,10 +279,11 @@ class ReducedModel {
   [[nodiscard]] Eigen::MatrixXd JacobianOfStage() const;
   // Runs the invariants program at (t, z) and copies H into `h`.
   bool EvaluateInvariants(double t, std::span<const double> z, std::span<double> h);
-  // invariants_out_ at the loaded inputs, evaluated unless it holds them already: the program
-  // is a pure function of its inputs, so equal inputs, bit for bit, give the same outputs (a
-  // sample's residuals right after the projection that ended at its state).
-  void EvaluateInvariantProgram();
+  // invariants_out_ at (t, z), evaluated unless it holds them already: the program is a pure
+  // function of its inputs, so equal inputs, bit for bit, give the same outputs (a sample's
+  // residuals right after the projection that ended at its state). A z of all the states is
+  // read where it is; a shorter one (kSolve's x) is loaded into in_ with its y.
+  void EvaluateInvariantProgram(double t, std::span<const double> z);
   bool FailMassNotPositive(double t);
   bool RhsIndex(double t, std::span<const double> z, std::span<double> zdot);
   bool Fail(EvalStatus status, std::string message);
@@ -352,16 +354,19 @@ class ReducedModel {
   }
   std::vector<double> stage_out_;
   std::vector<double> invariants_out_;
-  // The inputs (model_in()) invariants_out_ was evaluated at; empty before the first evaluation.
-  std::vector<double> invariants_in_;
+  // The states and t invariants_out_ was evaluated at, when invariants_cached_ (cleared when
+  // the parameters change, the program's other inputs).
+  std::vector<double> invariants_at_;
+  bool invariants_cached_ = false;
   std::vector<double> mass_out_;  // mass_'s values where they are not the caller's layout
   std::vector<double> aux_;
 
-  // The closed-form multiplier, when the formulation chose it: closed_stage_ computes v' and λ
-  // over in_ with α and β (closed_form_multipliers.h); stage_ stays for the diagnosis.
+  // The closed-form multiplier, when the formulation chose it: closed_stage_ computes z' and λ
+  // from z and in_'s [t, parameters, α, β] (closed_form_multipliers.h); stage_ stays for the
+  // diagnosis.
   std::optional<ClosedFormMultipliers> closed_;
   expr::Program closed_stage_;
-  std::vector<double> closed_out_;
+  std::vector<double> closed_out_;  // the closed-form layout's tail [λ, S, d]
   // The sparse multiplier solve, when the formulation chose it; the stage program is then in
   // its layout (sparse_multipliers.h).
   std::optional<SparseMultipliers> sparse_;
