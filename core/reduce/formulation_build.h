@@ -58,9 +58,11 @@ struct FormulationBuild {
   // fixes the operand order of sums (expr.h) and so the rounding of every evaluation.
   void Compile(const std::vector<expr::Expr>& stage, const std::vector<expr::Expr>& invariants,
                const std::vector<expr::Expr>& mass);
-  // Compiles the closed-form stage program (closed_form_multipliers.h) over [inputs, α, β],
-  // split as closed_form's split() (set closed_form first).
-  void CompileClosedForm(const std::vector<expr::Expr>& stage, expr::Expr alpha,
+  // Compiles the closed-form stage programs (closed_form_multipliers.h) over [inputs, α, β],
+  // split as closed_form's split() (set closed_form first): `stage` with the Baumgarte terms,
+  // `plain` with α = β = 0 folded in.
+  void CompileClosedForm(const std::vector<expr::Expr>& stage,
+                         const std::vector<expr::Expr>& plain, expr::Expr alpha,
                          expr::Expr beta);
   // Compiles ∂F/∂z (only when options.jacobian).
   void CompileJacobian(const StageEquations& equations);

@@ -224,8 +224,8 @@ bool ReducedModel::Rhs(double t, std::span<const double> z, std::span<double> zd
 bool ReducedModel::RhsMechanical(double t, std::span<const double> z, std::span<double> zdot) {
   if (closed_) {  // z in, z' out where the caller keeps them; [t, parameters, α, β] from in_
     in_[num_states_] = t;
-    closed_stage_.Evaluate(z, std::span<const double>(in_).subspan(num_states_), zdot,
-                           closed_out_);
+    expr::Program& program = alpha_ == 0.0 && beta_ == 0.0 ? closed_plain_ : closed_stage_;
+    program.Evaluate(z, std::span<const double>(in_).subspan(num_states_), zdot, closed_out_);
     ++stage_evaluations_;
     if (closed_->Holds(zdot.data() + n_, closed_out_.data())) {  // tail [λ, S, d]
       const std::span<const double> lambda = std::span<const double>(closed_out_).first(m_);

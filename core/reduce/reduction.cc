@@ -179,11 +179,14 @@ void FormulationBuild::Compile(const std::vector<Expr>& stage, const std::vector
   reduced.outputs_ = expr::Compile(context, imported_outputs, inputs);
 }
 
-void FormulationBuild::CompileClosedForm(const std::vector<Expr>& stage, Expr alpha, Expr beta) {
+void FormulationBuild::CompileClosedForm(const std::vector<Expr>& stage,
+                                         const std::vector<Expr>& plain, Expr alpha,
+                                         Expr beta) {
   std::vector<Expr> closed_inputs = inputs;
   closed_inputs.push_back(alpha);
   closed_inputs.push_back(beta);
   reduced.closed_stage_ = expr::Compile(context, stage, closed_inputs, closed_form->split());
+  reduced.closed_plain_ = expr::Compile(context, plain, closed_inputs, closed_form->split());
 }
 
 void FormulationBuild::ImportOutputs() {

@@ -76,8 +76,10 @@ void MechanicalFormulation::Build(FormulationBuild& b) const {
     const Expr alpha = cx.Symbol("$alpha");
     const Expr beta = cx.Symbol("$beta");
     b.closed_form = ClosedFormMultipliers(n, m);
+    const Expr zero = cx.Constant(0.0);  // α = β = 0: the Baumgarte terms fold away
     b.CompileClosedForm(
         ClosedFormMultipliers::StageOutputs(cx, v, mass, forces, phi_q, a, phi, h, alpha, beta),
+        ClosedFormMultipliers::StageOutputs(cx, v, mass, forces, phi_q, a, phi, h, zero, zero),
         alpha, beta);
   } else {
     b.sparse_multipliers = SparseKernel(b.options.linear_algebra, cx, mass, phi_q, n);

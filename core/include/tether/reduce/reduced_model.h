@@ -362,10 +362,13 @@ class ReducedModel {
   std::vector<double> aux_;
 
   // The closed-form multiplier, when the formulation chose it: closed_stage_ computes z' and λ
-  // from z and in_'s [t, parameters, α, β] (closed_form_multipliers.h); stage_ stays for the
-  // diagnosis.
+  // from z and in_'s [t, parameters, α, β] (closed_form_multipliers.h); closed_plain_ the same
+  // with α = β = 0 folded in, for the runs without Baumgarte terms (the usual ones): its λ
+  // no longer waits for 2α h + β² Φ, which shortens every stage's chain of dependent
+  // operations. stage_ stays for the diagnosis.
   std::optional<ClosedFormMultipliers> closed_;
   expr::Program closed_stage_;
+  expr::Program closed_plain_;
   std::vector<double> closed_out_;  // the closed-form layout's tail [λ, S, d]
   // The sparse multiplier solve, when the formulation chose it; the stage program is then in
   // its layout (sparse_multipliers.h).
