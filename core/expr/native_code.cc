@@ -119,9 +119,13 @@ struct NextUses {
   }
 };
 
-// Emits the function NativeCode::Entry for one program. rbx = in, r12 = out, r13 = register
-// file, and for a split program r14 = in_tail, r15 = out_tail (callee-saved, so they survive
-// library calls). Values computed by instructions live in
+// Emits the function NativeCode::Entry for one program. A program that calls a library
+// function keeps its arrays in rbx = in, r12 = out, r13 = register file, and for a split
+// program r14 = in_tail, r15 = out_tail (callee-saved, so they survive the calls, and pushed
+// first). A program without calls (a stage's arithmetic) keeps them in caller-saved registers
+// and touches no stack: pushes are stores, and a store whose address matches a heap input's
+// in the low 12 bits makes the load after it wait (4K aliasing; bench/expr_vs_hand's step
+// ran 1.1–1.7× slower on some stack layouts). Values computed by instructions live in
 // xmm2 … xmm15 while they are needed; when the pool is full the value read furthest in the
 // future is stored to its slot of the register file (Belady's choice, exact for straight-line
 // code); a library call spills every live value (the System V ABI preserves no xmm register).
@@ -134,7 +138,14 @@ class Emitter {
         a_(*a),
         uses_(program),
         split_(program.split().inputs < program.num_inputs() ||
-               program.split().outputs < program.num_outputs()) {
+               program.split().outputs < program.num_outputs()),
+        leaf_(!CallsLibrary(program)),
+        // rdi and rcx arrive with in and in_tail but serve `rep stosq`: the leaf moves them.
+        in_(leaf_ ? x86::r9 : x86::rbx),
+        out_(leaf_ ? x86::rsi : x86::r12),
+        file_(leaf_ ? x86::rdx : x86::r13),
+        in_tail_(leaf_ ? x86::r10 : x86::r14),
+        out_tail_(leaf_ ? x86::r8 : x86::r15) {
     const std::size_t n = program.initial_registers().size();
     bound_.assign(n, -1);
     next_use_.assign(n, kNever);
@@ -145,29 +156,34 @@ class Emitter {
   }
 
   void Emit() {
-    // Three or five pushes after the return address leave rsp 16-byte aligned for the calls.
-    a_.push(x86::rbx);
-    a_.push(x86::r12);
-    a_.push(x86::r13);
-    if (split_) {
-      a_.push(x86::r14);
-      a_.push(x86::r15);
-      a_.mov(x86::r14, x86::rcx);
-      a_.mov(x86::r15, x86::r8);
+    if (!leaf_) {  // three or five pushes after the return address keep rsp 16-byte aligned
+      a_.push(x86::rbx);
+      a_.push(x86::r12);
+      a_.push(x86::r13);
+      if (split_) {
+        a_.push(x86::r14);
+        a_.push(x86::r15);
+      }
     }
-    a_.mov(x86::rbx, x86::rdi);
-    a_.mov(x86::r12, x86::rsi);
-    a_.mov(x86::r13, x86::rdx);
+    Move(in_, x86::rdi);
+    Move(out_, x86::rsi);
+    Move(file_, x86::rdx);
+    if (split_) {
+      Move(in_tail_, x86::rcx);
+      Move(out_tail_, x86::r8);
+    }
     const auto code = program_.instructions();
     for (i_ = 0; i_ < code.size(); ++i_) Instruction(code[i_]);
     LeafOutputs();
-    if (split_) {
-      a_.pop(x86::r15);
-      a_.pop(x86::r14);
+    if (!leaf_) {
+      if (split_) {
+        a_.pop(x86::r15);
+        a_.pop(x86::r14);
+      }
+      a_.pop(x86::r13);
+      a_.pop(x86::r12);
+      a_.pop(x86::rbx);
     }
-    a_.pop(x86::r13);
-    a_.pop(x86::r12);
-    a_.pop(x86::rbx);
     a_.ret();
     if (sign_masks_.isValid()) {  // SignBit's: the sign bit, and all bits but it
       a_.align(asmjit::AlignMode::kData, 16);
@@ -251,6 +267,17 @@ class Emitter {
 
   static constexpr std::uint32_t kFree = 0xFFFFFFFF;
 
+  void Move(const x86::Gp& to, const x86::Gp& from) {
+    if (to != from) a_.mov(to, from);
+  }
+
+  static bool CallsLibrary(const Program& program) {
+    for (const Program::Instruction& ins : program.instructions()) {
+      if (UnaryFunction(ins.code) != nullptr || BinaryFunction(ins.code) != nullptr) return true;
+    }
+    return false;
+  }
+
   static std::int32_t Offset(std::size_t slot) {
     return static_cast<std::int32_t>(8 * static_cast<std::int64_t>(slot));
   }
@@ -261,15 +288,15 @@ class Emitter {
 
   x86::Mem Memory(std::uint32_t r) const {
     const std::size_t head = program_.split().inputs;
-    if (r < head) return x86::qword_ptr(x86::rbx, Offset(r));
-    if (r < program_.num_inputs()) return x86::qword_ptr(x86::r14, Offset(r - head));
-    return x86::qword_ptr(x86::r13, Offset(r));
+    if (r < head) return x86::qword_ptr(in_, Offset(r));
+    if (r < program_.num_inputs()) return x86::qword_ptr(in_tail_, Offset(r - head));
+    return x86::qword_ptr(file_, Offset(r));
   }
   // Output k's place: out, or past the split out_tail.
   x86::Mem Output(std::size_t k) const {
     const std::size_t head = program_.split().outputs;
-    return k < head ? x86::qword_ptr(x86::r12, Offset(k))
-                    : x86::qword_ptr(x86::r15, Offset(k - head));
+    return k < head ? x86::qword_ptr(out_, Offset(k))
+                    : x86::qword_ptr(out_tail_, Offset(k - head));
   }
 
   // Calls f with the operand r as an xmm register if it holds r, else as its memory slot.
@@ -551,7 +578,9 @@ class Emitter {
   const Program& program_;
   x86::Assembler& a_;
   NextUses uses_;
-  bool split_;  // r14 and r15 hold in_tail and out_tail
+  bool split_;  // in_tail_ and out_tail_ are used
+  bool leaf_;   // no library call: caller-saved registers, no stack
+  x86::Gp in_, out_, file_, in_tail_, out_tail_;  // the arrays' base registers
   asmjit::Label sign_masks_;  // SignBit's two masks, once it is used
   std::uint32_t first_temporary_ = FirstTemporary(program_);
   std::size_t i_ = 0;                              // instruction being emitted
