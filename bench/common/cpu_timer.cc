@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 
 namespace tether::bench {
@@ -12,6 +13,16 @@ double Seconds(clockid_t clock) {
   timespec now{};
   clock_gettime(clock, &now);
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// Runs `measure` with `bytes` more of stack in use below this frame.
+[[gnu::noinline]] double WithStackMovedBy(std::size_t bytes,
+                                          const std::function<double()>& measure) {
+  auto* pad = static_cast<volatile char*>(__builtin_alloca(bytes + 1));
+  pad[0] = 0;  // the block is used, so it is allocated
+  const double seconds = measure();
+  pad[bytes] = 0;  // and stays live across the measurement
+  return seconds;
 }
 
 }  // namespace
@@ -45,6 +56,12 @@ double SecondsPerCall(const std::function<void()>& call, double min_seconds, int
     best = std::min(best, (ThreadCpuSeconds() - start) / static_cast<double>(batch));
   }
   return best;
+}
+
+double SecondsPerCallAtStackLayout(int layout, const std::function<void()>& call,
+                                   double min_seconds, int repeats) {
+  const auto bytes = static_cast<std::size_t>(std::max(layout, 0) * kStackLayoutStride);
+  return WithStackMovedBy(bytes, [&] { return SecondsPerCall(call, min_seconds, repeats); });
 }
 
 }  // namespace tether::bench

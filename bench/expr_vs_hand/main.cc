@@ -112,10 +112,26 @@ Reduced ReduceChain(const Chain& chain, const AngleState& start, const std::stri
 // The step of the compiled programs at most this many times the hand-written one.
 constexpr double kStepTarget = 1.2;
 
+// The hand-written and the compiled step are each timed with the stack at this many offsets
+// within its page (cpu_timer.h: one layout can make either 1.1–1.7× slower), in this many
+// rounds spread over the run; each layout keeps its fastest round (a round slowed by the
+// machine's other work only adds time) and the step its median layout.
+constexpr int kStackLayouts = 8;
+constexpr int kRounds = 3;
+
+// The median of `values` (not empty).
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 void StepComparison(const Arguments& args, Report* report) {
   const double h = 1e-3;
   const long steps = args.quick ? 100 : 2000;
   const double min_seconds = args.quick ? 0.001 : 0.2;
+  const int layouts = args.quick ? 1 : kStackLayouts;
+  const int rounds = args.quick ? 1 : kRounds;
   Reduced pendulum = ReduceChain(SeedPendulum(), SeedPendulumStart(), "bench-pendulum");
   if (pendulum.reduced == nullptr) {
     report->json()["step"] = {{"error", pendulum.error}};
@@ -125,18 +141,35 @@ void StepComparison(const Arguments& args, Report* report) {
   const HandPendulum hand;
   HandPendulum::State hand_z{};
   long hand_iterations = 0;
-  const double hand_seconds = SecondsPerCall([&] {
+  const auto hand_batch = [&] {
     std::copy(pendulum.z0.begin(), pendulum.z0.end(), hand_z.begin());
     for (long s = 0; s < steps; ++s) hand_iterations += hand.Step(h, &hand_z);
-  }, min_seconds, args.repeats) / static_cast<double>(steps);
-
+  };
   ReducedStep generic(*pendulum.reduced);
   std::vector<double> z(pendulum.z0.size());
   long generic_iterations = 0;
-  const double generic_seconds = SecondsPerCall([&] {
+  const auto generic_batch = [&] {
     z = pendulum.z0;
     for (long s = 0; s < steps; ++s) generic_iterations += generic.Step(h, z);
-  }, min_seconds, args.repeats) / static_cast<double>(steps);
+  };
+  const double infinity = std::numeric_limits<double>::infinity();
+  std::vector<double> hand_layouts(static_cast<std::size_t>(layouts), infinity);
+  std::vector<double> generic_layouts = hand_layouts;
+  for (int round = 0; round < rounds; ++round) {
+    for (int k = 0; k < layouts; ++k) {
+      const auto at = static_cast<std::size_t>(k);
+      hand_layouts[at] = std::min(
+          hand_layouts[at], SecondsPerCallAtStackLayout(k, hand_batch, min_seconds, args.repeats));
+      generic_layouts[at] =
+          std::min(generic_layouts[at],
+                   SecondsPerCallAtStackLayout(k, generic_batch, min_seconds, args.repeats));
+    }
+  }
+  const double per_step = 1.0 / static_cast<double>(steps);
+  const double hand_seconds = Median(hand_layouts) * per_step;
+  const double generic_seconds = Median(generic_layouts) * per_step;
+  const auto [fastest, slowest] = std::minmax_element(generic_layouts.begin(),
+                                                      generic_layouts.end());
 
   // The same step with every program in the interpreter (native code off for its build).
   const bool native = expr::NativeCodeEnabled();
@@ -169,9 +202,17 @@ void StepComparison(const Arguments& args, Report* report) {
                   " (the service's projection stops on the scaled residual, the hand-written "
                   "one on max(|Φ|, |h|), both at 1e-12: they leave the manifold at different "
                   "round-off points). The seed pendulum's stage is one machine-code call: λ "
-                  "in closed form (reduce::ClosedFormMultipliers).");
+                  "in closed form (reduce::ClosedFormMultipliers). Each step is the median "
+                  "over " + std::to_string(layouts) + " stack layouts (the stack moved by " +
+                  std::to_string(kStackLayoutStride) + " bytes at a time across a page: some "
+                  "layouts slow a step 1.1–1.7× through 4K aliasing of its loads with stack "
+                  "stores) of the fastest of " + std::to_string(rounds) + " rounds; tether's "
+                  "step ranged " + Format(1e9 * *fastest * per_step) + "–" +
+                  Format(1e9 * *slowest * per_step) + " ns over the layouts.");
   report->json()["step"] = {{"h", h},
                             {"steps_per_batch", steps},
+                            {"stack_layouts", layouts},
+                            {"rounds", rounds},
                             {"hand_seconds_per_step", hand_seconds},
                             {"tether_seconds_per_step", generic_seconds},
                             {"native_code", native},
