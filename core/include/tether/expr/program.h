@@ -112,8 +112,7 @@ class Program {
   // holds the first split().inputs inputs and `in_tail` the rest, `out` receives the first
   // split().outputs outputs and `out_tail` the rest. Arrays may be anywhere; where an output
   // array overlaps an input array the interpreter runs (the native code stores outputs as it
-  // computes them).
-  // Inline: it is a stage's whole call overhead.
+  // computes them). Inline: it is a stage's whole call overhead.
   [[gnu::always_inline]] void Evaluate(std::span<const double> in,
                                        std::span<const double> in_tail, std::span<double> out,
                                        std::span<double> out_tail) {
