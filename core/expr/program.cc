@@ -156,10 +156,10 @@ class ProgramCompiler {
     }
   }
 
-  Program Emit() {
+  Program Emit(Split split) {
     Program program;
     program.num_inputs_ = inputs_.size();
-    program.split_ = {.inputs = inputs_.size(), .outputs = outputs_.size()};
+    program.split_ = split;
     program.registers_.assign(inputs_.size(), 0.0);
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
       if (context_.op(inputs_[i]) != Op::kSymbol)
@@ -315,8 +315,7 @@ Program Compile(const Context& context, std::span<const Expr> outputs,
   internal::ProgramCompiler compiler(context, outputs, inputs);
   compiler.Lower();
   compiler.Fuse();
-  Program program = compiler.Emit();
-  program.split_ = split;
+  Program program = compiler.Emit(split);
   // A program without instructions only copies; the interpreter's loop is as fast.
   if (NativeCodeEnabled() && program.num_instructions() > 0) program.AttachNativeCode();
   return program;
@@ -337,14 +336,14 @@ bool Program::AttachNativeCode() {
 
 void Program::Evaluate(std::span<const double> in, std::span<double> out) {
   CheckSizes("Program::Evaluate", in.size(), out.size(), num_inputs_, output_registers_.size());
-  Evaluate(in.first(split_.inputs), in.subspan(split_.inputs), out.first(split_.outputs),
-           out.subspan(split_.outputs));
+  EvaluateParts(in.first(split_.inputs), in.subspan(split_.inputs), out.first(split_.outputs),
+                out.subspan(split_.outputs));
 }
 
 void Program::Interpret(std::span<const double> in, std::span<double> out) {
   CheckSizes("Program::Evaluate", in.size(), out.size(), num_inputs_, output_registers_.size());
-  Interpret(in.first(split_.inputs), in.subspan(split_.inputs), out.first(split_.outputs),
-            out.subspan(split_.outputs));
+  InterpretParts(in.first(split_.inputs), in.subspan(split_.inputs), out.first(split_.outputs),
+                 out.subspan(split_.outputs));
 }
 
 void Program::FailParts(std::size_t in, std::size_t in_tail, std::size_t out,
@@ -361,6 +360,11 @@ void Program::Interpret(std::span<const double> in, std::span<const double> in_t
   if (!PartsFit(in, in_tail, out, out_tail)) [[unlikely]] {
     FailParts(in.size(), in_tail.size(), out.size(), out_tail.size());
   }
+  InterpretParts(in, in_tail, out, out_tail);
+}
+
+void Program::InterpretParts(std::span<const double> in, std::span<const double> in_tail,
+                             std::span<double> out, std::span<double> out_tail) {
   double* r = registers_.data();
   for (std::size_t i = 0; i < in.size(); ++i) r[i] = in[i];
   for (std::size_t i = 0; i < in_tail.size(); ++i) r[in.size() + i] = in_tail[i];

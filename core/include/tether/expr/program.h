@@ -119,14 +119,7 @@ class Program {
     if (!PartsFit(in, in_tail, out, out_tail)) [[unlikely]] {
       FailParts(in.size(), in_tail.size(), out.size(), out_tail.size());
     }
-    // The native code stores each output as soon as it is computed, so outputs that overlap
-    // inputs take the interpreter, which reads every input first.
-    if (entry_ == nullptr || (Overlap(in, out) | Overlap(in, out_tail) | Overlap(in_tail, out) |
-                              Overlap(in_tail, out_tail))) {
-      Interpret(in, in_tail, out, out_tail);
-      return;
-    }
-    entry_(in.data(), out.data(), registers_.data(), in_tail.data(), out_tail.data());
+    EvaluateParts(in, in_tail, out, out_tail);
   }
 
   // Evaluates with the switch interpreter whatever native code exists: the reference the
@@ -163,8 +156,22 @@ class Program {
 
  private:
   friend class internal::ProgramCompiler;
-  friend Program Compile(const Context& context, std::span<const Expr> outputs,
-                         std::span<const Expr> inputs, Split split);
+
+  // Evaluate and Interpret on arrays already checked against the split.
+  [[gnu::always_inline]] void EvaluateParts(std::span<const double> in,
+                                            std::span<const double> in_tail,
+                                            std::span<double> out, std::span<double> out_tail) {
+    // The native code stores each output as soon as it is computed, so outputs that overlap
+    // inputs take the interpreter, which reads every input first.
+    if (entry_ == nullptr || (Overlap(in, out) | Overlap(in, out_tail) | Overlap(in_tail, out) |
+                              Overlap(in_tail, out_tail))) {
+      InterpretParts(in, in_tail, out, out_tail);
+      return;
+    }
+    entry_(in.data(), out.data(), registers_.data(), in_tail.data(), out_tail.data());
+  }
+  void InterpretParts(std::span<const double> in, std::span<const double> in_tail,
+                      std::span<double> out, std::span<double> out_tail);
 
   // Compared without branches (one per evaluation instead of four).
   [[nodiscard]] bool PartsFit(std::span<const double> in, std::span<const double> in_tail,
