@@ -1,4 +1,4 @@
-#include "expr_vs_hand/hand_pendulum.h"
+#include "common/hand_pendulum.h"
 
 #include <algorithm>
 #include <cmath>
