@@ -5,11 +5,14 @@
 #include <grpcpp/server_builder.h>
 #include <grpcpp/support/server_callback.h>
 
+#include <array>
+#include <cmath>
 #include <cstddef>
 #include <map>
 #include <mutex>
 #include <utility>
 
+#include "common/hand_pendulum.h"
 #include "tether/v1/simulation_service.grpc.pb.h"
 
 namespace tether::bench {
@@ -47,6 +50,130 @@ class ReplayReactor : public grpc::ServerWriteReactor<v1::StateChunk> {
   std::size_t next_ = 0;
 };
 
+// Sends the recorded header and summary, and computes every recorded frame anew by hand: the
+// message after the one in flight is prepared (a frame computed into the spare of two buffers)
+// right after that write starts, on the thread that started it. A write may complete while the
+// next message is still being prepared: then the preparing thread writes it when it is ready.
+class HandSimulatedReactor : public grpc::ServerWriteReactor<v1::StateChunk> {
+ public:
+  explicit HandSimulatedReactor(std::shared_ptr<const Chunks> recorded)
+      : recorded_(std::move(recorded)) {
+    Pump();
+  }
+
+  void OnWriteDone(bool ok) override {
+    {
+      std::lock_guard lock(mutex_);
+      in_flight_ = false;
+      failed_ = failed_ || !ok;
+    }
+    Pump();
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  static constexpr int kColumns = 7;  // x, y, vx, vy, λ, energy, radius
+
+  // Writes the prepared message when no write is in flight and prepares the next, until both
+  // are done; one thread at a time (the others leave it to the one pumping).
+  void Pump() {
+    std::unique_lock lock(mutex_);
+    if (pumping_) return;
+    pumping_ = true;
+    for (;;) {
+      if (in_flight_ && (have_prepared_ || failed_)) break;  // OnWriteDone pumps again
+      if (failed_ || (have_prepared_ && prepared_ == nullptr)) {
+        pumping_ = false;
+        lock.unlock();
+        Finish(failed_ ? grpc::Status(grpc::StatusCode::CANCELLED,
+                                      "hand server: the client went away")
+                       : grpc::Status::OK);
+        return;
+      }
+      if (have_prepared_) {
+        in_flight_ = true;
+        have_prepared_ = false;
+        const v1::StateChunk* message = prepared_;
+        lock.unlock();
+        StartWrite(message);
+      } else {
+        lock.unlock();
+        const v1::StateChunk* next = Prepare();
+        lock.lock();
+        prepared_ = next;
+        have_prepared_ = true;
+        continue;
+      }
+      lock.lock();
+    }
+    pumping_ = false;
+  }
+
+  // The message to write after the one in flight; nullptr after the last.
+  const v1::StateChunk* Prepare() {
+    if (next_ == recorded_->size()) return nullptr;
+    const v1::StateChunk& recorded = (*recorded_)[next_++];
+    if (!recorded.has_frame()) return &recorded;
+    v1::StateChunk& buffer = buffers_[spare_];
+    spare_ ^= 1U;
+    Simulate(recorded.frame(), buffer.mutable_frame());
+    return &buffer;
+  }
+
+  // The recorded frame's samples, at its times: the stream's first sample is the initial state
+  // tether sent (consistent), every later one is one hand-written step from the one before.
+  void Simulate(const v1::Frame& recorded, v1::Frame* frame) {
+    frame->set_first_sample_index(recorded.first_sample_index());
+    *frame->mutable_progress() = recorded.progress();
+    frame->mutable_t()->Clear();
+    frame->mutable_values()->Clear();
+    frame->mutable_residual_position()->Clear();
+    frame->mutable_residual_velocity()->Clear();
+    const int samples = recorded.t_size();
+    frame->mutable_values()->Reserve(kColumns * samples);
+    for (int k = 0; k < samples; ++k) {
+      const double t = recorded.t(k);
+      if (!started_) {
+        for (int i = 0; i < 4; ++i) z_[static_cast<std::size_t>(i)] = recorded.values(i);
+        started_ = true;
+      } else {
+        hand_.Step(t - t_, &z_);
+      }
+      t_ = t;
+      AppendSample(t, frame);
+    }
+  }
+
+  void AppendSample(double t, v1::Frame* frame) const {
+    const double x = z_[0], y = z_[1], u = z_[2], w = z_[3];
+    const double m = hand_.mass, g = hand_.gravity, l = hand_.length;
+    const double r2 = x * x + y * y;
+    const double lambda = -m * (u * u + w * w - g * y) / (2.0 * r2);
+    frame->add_t(t);
+    for (const double value : {x, y, u, w, lambda, 0.5 * m * (u * u + w * w) + m * g * y,
+                               std::sqrt(r2)}) {
+      frame->add_values(value);
+    }
+    frame->add_residual_position(std::abs(r2 - l * l));
+    frame->add_residual_velocity(std::abs(2.0 * (x * u + y * w)));
+  }
+
+  std::shared_ptr<const Chunks> recorded_;
+  std::size_t next_ = 0;  // the recorded message Prepare reproduces next
+  std::mutex mutex_;
+  bool pumping_ = false;
+  bool in_flight_ = false;
+  bool failed_ = false;
+  bool have_prepared_ = false;
+  const v1::StateChunk* prepared_ = nullptr;  // nullptr once every message is written
+  std::array<v1::StateChunk, 2> buffers_;
+  unsigned spare_ = 0;  // the buffer not in flight
+  HandPendulum hand_;
+  HandPendulum::State z_{};
+  double t_ = 0.0;
+  bool started_ = false;
+};
+
 // Finishes at once with an error status.
 class FailReactor : public grpc::ServerWriteReactor<v1::StateChunk> {
  public:
@@ -57,6 +184,8 @@ class FailReactor : public grpc::ServerWriteReactor<v1::StateChunk> {
 class ReplayService : public v1::SimulationService::WithCallbackMethod_StreamStates<
                           v1::SimulationService::Service> {
  public:
+  explicit ReplayService(RawStreamServer::Mode mode) : mode_(mode) {}
+
   grpc::ServerWriteReactor<v1::StateChunk>* StreamStates(
       grpc::CallbackServerContext* /*context*/, const v1::StreamStatesRequest* request) override {
     std::shared_ptr<const Chunks> chunks = Find(request->frame_samples());
@@ -65,6 +194,9 @@ class ReplayService : public v1::SimulationService::WithCallbackMethod_StreamSta
           grpc::StatusCode::FAILED_PRECONDITION,
           "raw server: no pre-built frames for frame_samples = " +
               std::to_string(request->frame_samples())));
+    }
+    if (mode_ == RawStreamServer::Mode::kHandSimulated) {
+      return new HandSimulatedReactor(std::move(chunks));
     }
     return new ReplayReactor(std::move(chunks));
   }
@@ -81,6 +213,7 @@ class ReplayService : public v1::SimulationService::WithCallbackMethod_StreamSta
     return found == chunks_.end() ? nullptr : found->second;
   }
 
+  const RawStreamServer::Mode mode_;
   std::mutex mutex_;
   std::map<unsigned, std::shared_ptr<const Chunks>> chunks_;
 };
@@ -88,13 +221,14 @@ class ReplayService : public v1::SimulationService::WithCallbackMethod_StreamSta
 }  // namespace
 
 struct RawStreamServer::Impl {
+  explicit Impl(Mode mode) : service(mode) {}
   ReplayService service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
 };
 
-std::unique_ptr<RawStreamServer> RawStreamServer::Start(std::string* error) {
-  auto impl = std::make_unique<Impl>();
+std::unique_ptr<RawStreamServer> RawStreamServer::Start(Mode mode, std::string* error) {
+  auto impl = std::make_unique<Impl>(mode);
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &impl->port);
   builder.RegisterService(&impl->service);
