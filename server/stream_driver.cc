@@ -214,7 +214,14 @@ int StreamDriver::TakeFreeChunk() {
     };
     index = taken(0) ? 1 : 0;
   }
-  Chunk(index).Clear();
+  // A frame is cleared in place: its arrays keep their capacity for the next frame instead of
+  // being freed and grown again sample by sample.
+  v1::StateChunk& chunk = Chunk(index);
+  if (chunk.has_frame()) {
+    chunk.mutable_frame()->Clear();
+  } else {
+    chunk.Clear();
+  }
   return index;
 }
 
