@@ -1,6 +1,8 @@
 // Streaming against raw gRPC (comparison 3): samples per second delivered over
 // loopback TCP to a client in this process, for the seed pendulum with all columns, from
-//   tether — an in-process tether server (StreamStates of a fresh "pendulum" session), and
+//   tether — an in-process tether server (StreamStates of a fresh "pendulum" session with the
+//            default options: adaptive dp5, each sample interpolated and projected), and the
+//            same with the hand server's numerics (fixed-step rk4, one step per sample),
 //   raw    — a bare callback server (raw_server.h) replaying the very messages tether sent for
 //            the same frame size: same type, size and count, values pre-filled,
 //   hand   — a bare callback server sending the same messages with every frame computed anew
@@ -78,12 +80,20 @@ v1::StreamStatesRequest Request(const std::string& session, long samples, unsign
   return request;
 }
 
+// The session's stepper: the default (adaptive dp5, each sample interpolated and projected), or
+// the hand server's (classical RK4, one step of kOutputInterval per sample).
+enum class Numerics { kDefault, kHand };
+
 // Streams `samples` output intervals (samples + 1 samples) of a fresh seed-pendulum session from tether.
 StreamRun RunTether(v1::SimulationService::Stub& stub, long samples, unsigned frame_samples,
-                    bool record) {
+                    bool record, Numerics numerics = Numerics::kDefault) {
   grpc::ClientContext create_context;
   v1::CreateSessionRequest create;
   create.set_model("pendulum");
+  if (numerics == Numerics::kHand) {
+    create.mutable_options()->set_method("rk4");
+    create.mutable_options()->set_step(kOutputInterval);
+  }
   v1::Session session;
   const grpc::Status created = stub.CreateSession(&create_context, create, &session);
   if (!created.ok()) {
@@ -127,6 +137,7 @@ struct Row {
   bool ok = true;
   std::string error;
   double tether = 0.0;  // best samples/s
+  double tether_rk4 = 0.0;  // with the hand server's numerics
   double raw = 0.0;
   double hand = 0.0;
   double simulation_cpu = 0.0;  // least simulation CPU of one tether stream [s]
@@ -196,20 +207,26 @@ Row Measure(v1::SimulationService::Stub& tether, v1::SimulationService::Stub& ra
   }
   for (int i = 0; i < repeats && row.ok; ++i) {
     const StreamRun t = RunTether(tether, samples, frame_samples, /*record=*/false);
+    const StreamRun t4 =
+        RunTether(tether, samples, frame_samples, /*record=*/false, Numerics::kHand);
     const StreamRun r = FastestOf(raw, raw_request);
     const StreamRun s = FastestOf(hand, raw_request);
     Fail(&row, t, "tether");
+    Fail(&row, t4, "tether rk4");
     Fail(&row, r, "raw");
     Fail(&row, s, "hand");
     // A fresh session's stream starts with the initial state: one sample more than intervals.
     const long expected = samples + 1;
-    if (row.ok && (t.samples != expected || r.samples != expected || s.samples != expected)) {
+    if (row.ok && (t.samples != expected || t4.samples != expected || r.samples != expected ||
+                   s.samples != expected)) {
       row.ok = false;
-      row.error = "sample counts tether " + std::to_string(t.samples) + ", raw " +
+      row.error = "sample counts tether " + std::to_string(t.samples) + ", tether rk4 " +
+                  std::to_string(t4.samples) + ", raw " +
                   std::to_string(r.samples) + ", hand " + std::to_string(s.samples) +
                   ", expected " + std::to_string(expected);
     }
     row.tether = std::max(row.tether, static_cast<double>(t.samples) / t.seconds);
+    row.tether_rk4 = std::max(row.tether_rk4, static_cast<double>(t4.samples) / t4.seconds);
     row.raw = std::max(row.raw, static_cast<double>(r.samples) / r.seconds);
     row.hand = std::max(row.hand, static_cast<double>(s.samples) / s.seconds);
     if (i == 0 || t.simulation_cpu < row.simulation_cpu) row.simulation_cpu = t.simulation_cpu;
@@ -230,6 +247,7 @@ void AddResults(const std::vector<Row>& rows, long samples, int repeats, Report*
                   ", raw and hand best of " + std::to_string(kRawPerTether * repeats) + ")",
               {"samples/frame", "frame [KiB]", "tether samples/s", "raw samples/s",
                "hand samples/s", "tether / raw", "hand / raw", "tether / hand",
+               "tether rk4 samples/s", "tether rk4 / hand",
                "tether simulation CPU [µs/sample]", "tether / simulation bound"});
   nlohmann::ordered_json json_rows = nlohmann::ordered_json::array();
   const Row* best = nullptr;
@@ -237,13 +255,15 @@ void AddResults(const std::vector<Row>& rows, long samples, int repeats, Report*
     const double ratio = row.raw > 0.0 ? row.tether / row.raw : 0.0;
     const double hand_of_raw = row.raw > 0.0 ? row.hand / row.raw : 0.0;
     const double of_hand = row.hand > 0.0 ? row.tether / row.hand : 0.0;
+    const double rk4_of_hand = row.hand > 0.0 ? row.tether_rk4 / row.hand : 0.0;
     const double cpu_per_sample = row.simulation_cpu / static_cast<double>(samples + 1);
     // The rate one worker could stream if framing and writing cost nothing: 1 / CPU per sample.
     const double of_bound = row.tether * cpu_per_sample;
     table.AddRow({std::to_string(row.frame_samples) + (row.ok ? "" : " (failed: " + row.error + ")"),
                   Format(static_cast<double>(row.frame_bytes) / 1024.0), Format(row.tether),
                   Format(row.raw), Format(row.hand), Format(ratio), Format(hand_of_raw),
-                  Format(of_hand), Format(1e6 * cpu_per_sample),
+                  Format(of_hand), Format(row.tether_rk4), Format(rk4_of_hand),
+                  Format(1e6 * cpu_per_sample),
                   Format(of_bound)});
     json_rows.push_back({{"frame_samples", row.frame_samples}, {"frame_bytes", row.frame_bytes},
                          {"columns", row.columns}, {"ok", row.ok}, {"error", row.error},
@@ -251,6 +271,8 @@ void AddResults(const std::vector<Row>& rows, long samples, int repeats, Report*
                          {"raw_samples_per_second", row.raw},
                          {"hand_samples_per_second", row.hand}, {"ratio", ratio},
                          {"hand_over_raw", hand_of_raw}, {"tether_over_hand", of_hand},
+                         {"tether_rk4_samples_per_second", row.tether_rk4},
+                         {"tether_rk4_over_hand", rk4_of_hand},
                          {"simulation_cpu_seconds", row.simulation_cpu},
                          {"fraction_of_simulation_bound", of_bound}});
     if (row.ok && (best == nullptr || row.tether > best->tether)) best = &row;
@@ -270,7 +292,10 @@ void AddResults(const std::vector<Row>& rows, long samples, int repeats, Report*
                   "hand-written RK4 + projection step, one step per sample, on gRPC's callback "
                   "thread while the previous frame is written: hand / raw is what simulating at "
                   "all costs, a bound for any simulating server here; where it is below 0.8, "
-                  "tether / raw ≥ 0.8 is out of reach. Simulation CPU is the "
+                  "tether / raw ≥ 0.8 is out of reach. tether rk4 is a session with the hand "
+                  "server's numerics (method rk4, step = the output interval: every sample a "
+                  "step's end, no interpolation); tether rk4 / hand is tether's own cost of "
+                  "serving the same numbers. Simulation CPU (of the default session) is the "
                   "server's own statistics.cpu_seconds (thread CPU spent simulating): 1 / it "
                   "bounds tether's rate on one worker whatever the transport; tether / simulation "
                   "bound is tether's rate times it, the share of that bound the stream reaches "
