@@ -8,7 +8,7 @@
 //   hand   — a bare callback server sending the same messages with every frame computed anew
 //            by the hand-written RK4 + projection step (raw_server.h): what the fastest honest
 //            simulating server streams here,
-// at several frame sizes, each the best of --repeats runs, the three interleaved so that all
+// at several frame sizes, each the best of --repeats runs, the four interleaved so that all
 // see the same machine load. All are read by the same synchronous client code.
 // Writes stream_vs_raw.json and stream_vs_raw.md.
 #include <grpcpp/client_context.h>
@@ -37,7 +37,7 @@ namespace v1 = tether::v1;
 
 constexpr double kOutputInterval = 0.01;  // [s] of simulated time between samples
 constexpr int kRawPerTether = 3;         // raw and hand streams timed per tether stream
-constexpr int kColumns = 7;              // the seed pendulum's: x, y, vx, vy, λ, energy, radius
+constexpr int kColumns = RawStreamServer::kHandColumns;  // the seed pendulum's columns
 
 // One stream as the client saw it.
 struct StreamRun {

@@ -72,8 +72,6 @@ class HandSimulatedReactor : public grpc::ServerWriteReactor<v1::StateChunk> {
   void OnDone() override { delete this; }
 
  private:
-  static constexpr int kColumns = 7;  // x, y, vx, vy, λ, energy, radius
-
   // Writes the prepared message when no write is in flight and prepares the next, until both
   // are done; one thread at a time (the others leave it to the one pumping).
   void Pump() {
@@ -84,10 +82,11 @@ class HandSimulatedReactor : public grpc::ServerWriteReactor<v1::StateChunk> {
       if (in_flight_ && (have_prepared_ || failed_)) break;  // OnWriteDone pumps again
       if (failed_ || (have_prepared_ && prepared_ == nullptr)) {
         pumping_ = false;
+        const bool failed = failed_;
         lock.unlock();
-        Finish(failed_ ? grpc::Status(grpc::StatusCode::CANCELLED,
-                                      "hand server: the client went away")
-                       : grpc::Status::OK);
+        Finish(failed ? grpc::Status(grpc::StatusCode::CANCELLED,
+                                     "hand server: the client went away")
+                      : grpc::Status::OK);
         return;
       }
       if (have_prepared_) {
@@ -130,7 +129,7 @@ class HandSimulatedReactor : public grpc::ServerWriteReactor<v1::StateChunk> {
     frame->mutable_residual_position()->Clear();
     frame->mutable_residual_velocity()->Clear();
     const int samples = recorded.t_size();
-    frame->mutable_values()->Reserve(kColumns * samples);
+    frame->mutable_values()->Reserve(RawStreamServer::kHandColumns * samples);
     for (int k = 0; k < samples; ++k) {
       const double t = recorded.t(k);
       if (!started_) {

@@ -24,6 +24,8 @@ namespace tether::bench {
 class RawStreamServer {
  public:
   enum class Mode { kReplay, kHandSimulated };
+  // The columns kHandSimulated writes per sample: x, y, vx, vy, λ, energy, radius.
+  static constexpr int kHandColumns = 7;
 
   // Binds 127.0.0.1 on a free port; nullptr and *error set if the server does not start.
   static std::unique_ptr<RawStreamServer> Start(Mode mode, std::string* error);
