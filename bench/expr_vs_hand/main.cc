@@ -119,13 +119,6 @@ constexpr double kStepTarget = 1.2;
 constexpr int kStackLayouts = 8;
 constexpr int kRounds = 3;
 
-// The median of `values` (not empty).
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 void StepComparison(const Arguments& args, Report* report) {
   const double h = 1e-3;
   const long steps = args.quick ? 100 : 2000;
@@ -166,8 +159,8 @@ void StepComparison(const Arguments& args, Report* report) {
     }
   }
   const double per_step = 1.0 / static_cast<double>(steps);
-  const double hand_seconds = Median(hand_layouts) * per_step;
-  const double generic_seconds = Median(generic_layouts) * per_step;
+  const double hand_seconds = Percentile(hand_layouts, 0.5) * per_step;
+  const double generic_seconds = Percentile(generic_layouts, 0.5) * per_step;
   const auto [fastest, slowest] = std::minmax_element(generic_layouts.begin(),
                                                       generic_layouts.end());
 

@@ -180,10 +180,13 @@ class FailReactor : public grpc::ServerWriteReactor<v1::StateChunk> {
   void OnDone() override { delete this; }
 };
 
-class ReplayService : public v1::SimulationService::WithCallbackMethod_StreamStates<
-                          v1::SimulationService::Service> {
+// Answers StreamStates with the messages recorded for the request's frame_samples, replayed or
+// reproduced by hand as `mode` says.
+class RecordedStreamService
+    : public v1::SimulationService::WithCallbackMethod_StreamStates<
+          v1::SimulationService::Service> {
  public:
-  explicit ReplayService(RawStreamServer::Mode mode) : mode_(mode) {}
+  explicit RecordedStreamService(RawStreamServer::Mode mode) : mode_(mode) {}
 
   grpc::ServerWriteReactor<v1::StateChunk>* StreamStates(
       grpc::CallbackServerContext* /*context*/, const v1::StreamStatesRequest* request) override {
@@ -221,7 +224,7 @@ class ReplayService : public v1::SimulationService::WithCallbackMethod_StreamSta
 
 struct RawStreamServer::Impl {
   explicit Impl(Mode mode) : service(mode) {}
-  ReplayService service;
+  RecordedStreamService service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
 };
