@@ -4,7 +4,7 @@
 // differential and m algebraic variables,
 //   x_i' = −x_i + y_i − 0.5 y_{i+1},   0 = y_i + 0.1 y_i³ − x_i + 0.5 y_{i−1}   (c_y bidiagonal),
 // for m = 1 … 256, with the crossover and the fitted growth, and what ReduceOptions' automatic
-// choice takes.
+// choice takes; and ∂F/∂x (ReducedModel::Jacobian) with c_y as G_w, dense vs sparse.
 #pragma once
 
 #include "common/arguments.h"

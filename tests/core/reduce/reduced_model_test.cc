@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/reduce/networks.h"
+#include "core/reduce/point_masses.h"
 #include "core/simulate/pendulum_spec.h"
 #include "tether/reduce/rank.h"
 
@@ -292,6 +294,51 @@ TEST(ReducedJacobian, ImplicitFormThroughItsStageEquations) {
   std::vector<double> z(m->ode_size(), 0.0);
   for (std::size_t i = 0; i < z.size(); ++i) z[i] = 0.3 + 0.1 * static_cast<double>(i);
   ExpectJacobianMatchesDifferences(*m, 0.0, z);
+}
+
+// The Jacobian's G_w by KLU (LinearAlgebra::kSparse, and kAuto from SparseAlgebraic's
+// crossover) against Eigen's dense LU (kDense), on banded index-1 and index-2 networks of 12
+// (c_y as G_w, κ∞ < 10: networks.h) and a tree of 6 point masses (G_w the KKT matrix of M and
+// Φ_q). The two paths factor the same G_w with other pivots; in kSolve each also solves y by
+// its own Newton, stopped at a scaled residual ≤ 1e-12, which leaves y within κ·4e-12 of the
+// root and ∂F/∂z within O(1) times that (F's second derivatives are O(1) here): 1e-9 relative
+// to max(1, |∂F/∂z_ij|) bounds both with room.
+TEST(ReducedJacobian, SparseStageUnknownsEqualTheDensePathToRounding) {
+  std::vector<int> parent = {-1, 0, 1, 1, 3, 0};
+  const std::vector<std::string> specs = {
+      NetworkSpec("index1", 12, 1, 3), NetworkSpec("index2", 12, 0, 4),
+      MassesSpec(parent, {1.0, 0.7, 1.3, 0.9, 1.1, 0.6}, {})};
+  for (const std::string& spec : specs) {
+    SCOPED_TRACE(spec.substr(0, 60));
+    reduce::ReduceOptions options;
+    options.jacobian = true;
+    options.linear_algebra = reduce::LinearAlgebra::kDense;
+    auto dense = ReducedModel::Build(ParseOrDie(spec), options).reduced;
+    options.linear_algebra = reduce::LinearAlgebra::kSparse;
+    auto sparse = ReducedModel::Build(ParseOrDie(spec), options).reduced;
+    options.linear_algebra = reduce::LinearAlgebra::kAuto;
+    auto automatic = ReducedModel::Build(ParseOrDie(spec), options).reduced;
+    ASSERT_TRUE(dense && sparse && automatic);
+    EXPECT_FALSE(dense->sparse_jacobian());
+    EXPECT_TRUE(sparse->sparse_jacobian());
+    EXPECT_TRUE(automatic->sparse_jacobian());  // |w| ≥ 12, G_w at most 30 % full
+    std::vector<double> z(dense->ode_size());
+    for (std::size_t j = 0; j < z.size(); ++j) {
+      z[j] = 0.4 + 0.05 * static_cast<double>(j % 7) - (j % 2 == 0 ? 0.0 : 0.9);
+    }
+    ASSERT_EQ(dense->jacobian_pattern().size(), sparse->jacobian_pattern().size());
+    std::vector<double> dense_values(dense->jacobian_pattern().size());
+    std::vector<double> sparse_values(sparse->jacobian_pattern().size());
+    ASSERT_TRUE(dense->Jacobian(0.3, z, dense_values)) << dense->failure().message;
+    ASSERT_TRUE(sparse->Jacobian(0.3, z, sparse_values)) << sparse->failure().message;
+    for (std::size_t k = 0; k < dense_values.size(); ++k) {
+      EXPECT_NEAR(sparse_values[k], dense_values[k],
+                  1e-9 * std::max(1.0, std::abs(dense_values[k])))
+          << "entry (" << dense->jacobian_pattern()[k].row << ", "
+          << dense->jacobian_pattern()[k].col << ")";
+    }
+    ExpectJacobianMatchesDifferences(*sparse, 0.3, z);
+  }
 }
 
 TEST(ReducedJacobian, AbsentUnlessRequested) {

@@ -38,7 +38,8 @@
 // formulation's header gives its φ, w and G), so by the implicit function theorem
 //   ∂F/∂z = φ_z − φ_w G_w⁻¹ G_z,
 // with φ_z, φ_w, G_z, G_w compiled symbolically (their structurally non-zero entries only) and
-// G_w⁻¹ G_z by one LU per evaluation. Entry (i, j) is structurally non-zero when φ_z's is or
+// G_w⁻¹ G_z by one LU per evaluation (Eigen's dense LU, or KLU for a large sparse G_w:
+// LinearAlgebra). Entry (i, j) is structurally non-zero when φ_z's is or
 // when row i of φ_w and column j of G_z both are (G_w⁻¹ is taken as full).
 //
 // A ReducedModel is a value: copy it for another thread or a forked run (the symbolic
@@ -59,6 +60,7 @@
 
 #include "tether/expr/expr.h"
 #include "tether/expr/program.h"
+#include "tether/linalg/klu_factorization.h"
 #include "tether/model/model.h"
 #include "tether/reduce/formulation.h"
 #include "tether/reduce/closed_form_multipliers.h"
@@ -77,15 +79,16 @@ enum class AlgebraicMode {
 };
 
 // How the stage kernel solves its linear systems: the mechanical kernel (kMultipliers) for λ,
-// the algebraic one (kAlgebraicNewton) with c_y.
+// the algebraic one (kAlgebraicNewton) with c_y; and the Jacobian ∂F/∂z with G_w.
 enum class LinearAlgebra {
   kAuto,    // mechanical: closed form where ClosedFormMultipliers applies, else sparse where
             // SparseMultipliers::Pays() for the model's pattern, else dense; algebraic: sparse
-            // where SparseAlgebraic::Pays(), else dense
-  kDense,   // DenseMultipliers (tether/reduce/dense_multipliers.h); Eigen's LU of c_y
+            // where SparseAlgebraic::Pays(), else dense; G_w: sparse where SparseAlgebraic's
+            // crossover (kFromRows, kMaxDensity) holds for it, else dense
+  kDense,   // DenseMultipliers (tether/reduce/dense_multipliers.h); Eigen's LU of c_y and G_w
   kSparse,  // SparseMultipliers (tether/reduce/sparse_multipliers.h): needs a mass matrix
             // whose off-diagonal entries are all the constant 0; SparseAlgebraic
-            // (tether/reduce/sparse_algebraic.h)
+            // (tether/reduce/sparse_algebraic.h); G_w by KLU
 };
 
 struct ReduceOptions {
@@ -162,6 +165,9 @@ class ReducedModel {
   [[nodiscard]] bool sparse_multipliers() const { return sparse_.has_value(); }
   // True when the algebraic kernel factors c_y by SparseAlgebraic (ReduceOptions::linear_algebra).
   [[nodiscard]] bool sparse_algebraic() const { return sparse_algebraic_.has_value(); }
+  // True when Jacobian factors the stage unknowns' G_w by KLU (reduced_jacobian.cc; chosen by
+  // ReduceOptions::linear_algebra as for c_y).
+  [[nodiscard]] bool sparse_jacobian() const { return sparse_jacobian_.has_value(); }
   // Either: the model is large and sparse, and its W⁻¹ diagonal for every projection metric
   // (M diagonal, or no mass metric at all), so its projection takes the sparse path too.
   [[nodiscard]] bool sparse_linear_algebra() const {
@@ -401,8 +407,33 @@ class ReducedModel {
   std::vector<double> jacobian_in_;
   std::vector<double> jacobian_out_;
   std::vector<double> rhs_work_;
-  Eigen::MatrixXd phi_z_, phi_w_, g_z_, g_w_;
+  Eigen::MatrixXd phi_z_, phi_w_, g_z_, g_w_;  // φ_w, G_z, G_w empty on the sparse path
   Eigen::PartialPivLU<Eigen::MatrixXd> g_w_lu_;
+  // The sparse path, for a G_w as large and sparse as SparseAlgebraic::Pays asks of c_y:
+  // G_w factored by KLU, and φ_w G_w⁻¹ G_z formed one structurally non-zero column of G_z at
+  // a time, O(|z| (nnz(LU) + nnz(φ_w))) instead of O(|w|³ + |z| |w|²).
+  struct SparseJacobian {
+    // One block's entries in compressed-column order, each with its jacobian_out_ index.
+    struct Columns {
+      std::vector<int> start;  // columns + 1 (int: KLU's column pointers)
+      std::vector<int> row;
+      std::vector<std::size_t> source;
+    };
+    Columns g_w;
+    Columns g_z;
+    std::vector<double> g_w_values;  // in g_w's order, as KLU takes them
+    std::vector<std::size_t> phi_w;  // φ_w's entries: indices into jacobian_blocks_
+    std::vector<double> column;      // |w|: a column of G_z, then G_w⁻¹ times it
+    linalg::KluFactorization lu{linalg::KluFactorization::Values::kReal};
+  };
+  // The sparse path's lists for the Jacobian program's outputs `blocks` (z of size big_n, w
+  // of size nw).
+  static SparseJacobian SparseJacobianOf(const std::vector<BlockEntry>& blocks, std::size_t big_n,
+                                         std::size_t nw);
+  // φ_z ← φ_z − φ_w G_w⁻¹ G_z on the sparse path; false when G_w fails the rank test.
+  bool SubtractSparseCoupling();
+  bool FailSingularGw(double t);
+  std::optional<SparseJacobian> sparse_jacobian_;
 
   std::uint64_t stage_evaluations_ = 0;
   EvalFailure failure_;
