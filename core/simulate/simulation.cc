@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string_view>
 #include <utility>
 
 #include "simulate/number_text.h"
@@ -168,25 +169,85 @@ reduce::AlgebraicMode ReduceMode(const model::Model& model, const Options& o,
   return reduce::AlgebraicMode::kSolve;
 }
 
+// The reduced model in the algebraic mode one stepper needs (ReduceMode), with what the
+// stepper reads from it and the projector sized for its z.
+struct ReducedSystem {
+  std::unique_ptr<reduce::ReducedModel> reduced;
+  std::vector<integrate::MatrixEntry> jacobian_pattern;  // the reduced model's, for the stepper
+  // M = diag(I, 0) in algebraic mode kStage: the differential diagonal, each 1; empty (M = I)
+  // otherwise.
+  std::vector<integrate::MatrixEntry> mass_pattern;
+  std::vector<double> mass_values;
+  std::unique_ptr<project::Projector> projector;
+};
+
+// The reduced system of `setup` for steppers of `kind`'s algebraic mode, with the Jacobian if
+// `jacobian`; null with the reduction's error in `why`.
+std::unique_ptr<ReducedSystem> ReduceFor(const Setup& setup, const integrate::Stepper& kind,
+                                         bool jacobian, std::string* why) {
+  const Options& o = setup.options;
+  reduce::ReduceOptions reduce_options;
+  reduce_options.algebraic = ReduceMode(*setup.model, o, kind);
+  reduce_options.newton_tolerance = o.projection_tolerance;
+  reduce_options.max_newton_iterations = std::max(o.max_newton_iterations, 20);
+  reduce_options.jacobian = jacobian;
+  reduce::ReduceResult reduced = reduce::BuildCache::Shared().Build(setup.model, reduce_options);
+  if (!reduced.reduced) {
+    *why = reduced.error;
+    return nullptr;
+  }
+  auto system = std::make_unique<ReducedSystem>();
+  system->reduced = std::move(reduced.reduced);
+  for (const auto& e : system->reduced->jacobian_pattern()) {
+    system->jacobian_pattern.push_back({e.row, e.col});
+  }
+  for (std::uint32_t i = 0; i < system->reduced->stage_differential_size(); ++i) {
+    system->mass_pattern.push_back({i, i});
+    system->mass_values.push_back(1.0);
+  }
+  system->projector =
+      project::MakeProjector(o.projection, ToProjectorOptions(o, *system->reduced));
+  system->projector->Resize(*system->reduced);
+  if (o.projection == Projection::kBaumgarte) {
+    system->reduced->SetBaumgarte(o.baumgarte_alpha, o.baumgarte_beta);
+  }
+  return system;
+}
+
 }  // namespace
 
-// Method "auto" (simulation.h): radau5 steps between checks for a return to dp5, and the
-// bound on h·‖∂F/∂z‖∞ below which it returns (half dp5's stability boundary).
+// Method "auto" (simulation.h): its explicit and its implicit method; radau5 steps between
+// checks for a return to dp5, and the bound on h·‖∂F/∂z‖∞ below which it returns (half dp5's
+// stability boundary).
+constexpr std::string_view kAutoExplicit = "dp5";
+constexpr std::string_view kAutoImplicit = "radau5";
 constexpr std::uint64_t kAutoCheckInterval = 10;
 constexpr double kAutoReturnBound = 0.5 * 3.25;
 
 struct Simulation::Impl {
   Setup setup;
   std::map<std::string, double> parameters;
+  // The running stepper's reduced system (ReducedSystem's members, by name: they are read
+  // everywhere).
   std::unique_ptr<reduce::ReducedModel> reduced;
   std::unique_ptr<integrate::Stepper> stepper;
   std::unique_ptr<project::Projector> projector;
   std::unique_ptr<InequalityRun> inequalities;  // null without model inequalities
-  std::vector<integrate::MatrixEntry> jacobian_pattern;  // the reduced model's, for the stepper
-  // M = diag(I, 0) in algebraic mode kStage: the differential diagonal, each 1; empty (M = I)
-  // otherwise.
+  std::vector<integrate::MatrixEntry> jacobian_pattern;
   std::vector<integrate::MatrixEntry> mass_pattern;
   std::vector<double> mass_values;
+  // Method "auto" on a model whose algebraic part is large and sparse (the kSolve system
+  // factors c_y by SparseAlgebraic): dp5 takes y from an inner Newton per stage (algebraic
+  // mode kSolve, z = x), radau5 takes it into its stage system (kStage, z = (x, y)) as a run
+  // of radau5 alone does. In kSolve, ∂F/∂x = f_x − f_y c_y⁻¹ c_x is dense, and radau5 would
+  // factor dense complex matrices of x's size where kStage's stay sparse (bench/auto_method: on
+  // an RC ladder of 256 stages auto took 52 times radau5's CPU in kSolve, 2 times with this).
+  // The reduced system of the method not running, exchanged with the running one at each
+  // switch (SwapSystem); null otherwise. Not for small algebraic
+  // parts, where kSolve's dense system costs no more: radau5 in kStage also controls y's local
+  // error, and where y amplifies x's error (y = λ (x − x*), λ = 1e5) its steps fall below
+  // dp5's stable step, and the two methods would hand over to each other every few steps.
+  std::unique_ptr<ReducedSystem> idle;
   std::vector<Column> columns;
   // Columns after the states that stream the reduced model's first auxiliary values (λ).
   std::size_t multiplier_columns = 0;
@@ -220,6 +281,7 @@ struct Simulation::Impl {
   std::string switch_to;
   std::uint64_t implicit_steps = 0;
   std::vector<double> jacobian_values;  // ‖∂F/∂z‖∞ of auto's check
+  std::vector<double> z_explicit;       // z of the idle kSolve system, for that check
 
   Impl() = default;
   Impl(const Impl& o)
@@ -261,7 +323,14 @@ struct Simulation::Impl {
         stiffness_reported(o.stiffness_reported),
         switch_to(o.switch_to),
         implicit_steps(o.implicit_steps),
-        jacobian_values(o.jacobian_values) {}
+        jacobian_values(o.jacobian_values),
+        z_explicit(o.z_explicit) {
+    if (o.idle) {
+      idle = std::make_unique<ReducedSystem>(ReducedSystem{
+          std::make_unique<reduce::ReducedModel>(*o.idle->reduced), o.idle->jacobian_pattern,
+          o.idle->mass_pattern, o.idle->mass_values, o.idle->projector->Clone()});
+    }
+  }
 
   [[nodiscard]] const Options& options() const { return setup.options; }
 
@@ -605,7 +674,7 @@ struct Simulation::Impl {
       return Fail(Termination::kStepLimit, "step limit of " + std::to_string(options().max_steps) +
                                                " accepted steps reached at t = " + Num(t));
     }
-    if (!switch_to.empty()) SwitchStepper();
+    if (!switch_to.empty() && !SwitchStepper()) return false;
     if (restart_stepper) {
       stepper->Resize(z.size());
       restart_stepper = false;
@@ -637,7 +706,7 @@ struct Simulation::Impl {
     if (!stepper->implicit()) {
       if (!stepper->seems_stiff()) return;
       if (automatic()) {
-        switch_to = "radau5";
+        switch_to = kAutoImplicit;
       } else if (!stiffness_reported) {
         stiffness_reported = true;
         pending_notices.push_back(
@@ -649,28 +718,72 @@ struct Simulation::Impl {
       return;
     }
     if (!automatic() || ++implicit_steps % kAutoCheckInterval != 0) return;
-    jacobian_values.resize(reduced->jacobian_pattern().size());
-    if (!reduced->Jacobian(t, z, jacobian_values)) return;  // keep radau5; the step will say
-    std::vector<double> row_sums(z.size(), 0.0);
-    const auto pattern = reduced->jacobian_pattern();
+    double norm = 0.0;
+    if (!ExplicitJacobianNorm(&norm)) return;  // keep radau5; the step will say
+    if (h * norm <= kAutoReturnBound) switch_to = kAutoExplicit;
+  }
+
+  // ‖∂F/∂z‖∞ at the current state of the ODE dp5 integrates: the running system's, or with
+  // an idle one (radau5 running in kStage) the idle kSolve system's at z's x, its Newton for
+  // y started from z's y.
+  bool ExplicitJacobianNorm(double* norm) {
+    reduce::ReducedModel& ode = idle ? *idle->reduced : *reduced;
+    std::span<const double> at = z;
+    if (idle) {
+      std::vector<double> full(reduced->num_states());
+      reduced->FullState(z, full);
+      z_explicit.resize(ode.ode_size());
+      ode.SetFullState(full, z_explicit);
+      at = z_explicit;
+    }
+    jacobian_values.resize(ode.jacobian_pattern().size());
+    if (!ode.Jacobian(t, at, jacobian_values)) return false;
+    std::vector<double> row_sums(ode.ode_size(), 0.0);
+    const auto pattern = ode.jacobian_pattern();
     for (std::size_t k = 0; k < pattern.size(); ++k) {
       row_sums[pattern[k].row] += std::abs(jacobian_values[k]);
     }
-    const double norm = *std::max_element(row_sums.begin(), row_sums.end());
-    if (h * norm <= kAutoReturnBound) switch_to = "dp5";
+    *norm = *std::max_element(row_sums.begin(), row_sums.end());
+    return true;
   }
 
-  void SwitchStepper() {
+  // The stepper switch_to names, from the current state; false after setting the failure
+  // status when the state cannot be carried over.
+  bool SwitchStepper() {
     const std::string from(stepper->name());
+    if (idle && !SwapSystem()) return false;
     stepper = integrate::MakeStepper(switch_to, ToStepperOptions(options(), *reduced));
     stepper->Resize(z.size());
     implicit_steps = 0;
     pending_notices.push_back(
         {RunNotice::Kind::kMethodSwitched, t,
          "method auto switched from " + from + " to " + switch_to + " at t = " + Num(t) +
-             (switch_to == "radau5" ? ": the problem is stiff here"
-                                    : ": the problem is no longer stiff")});
+             (switch_to == kAutoImplicit ? ": the problem is stiff here"
+                                         : ": the problem is no longer stiff")});
     switch_to.clear();
+    return true;
+  }
+
+  // Makes the idle reduced system the running one. The state goes over as the model's full state
+  // (x and y), and y is solved again from c = 0 at x in the new one (kStage; kSolve solves it
+  // in every evaluation), since kSolve's last y may be a stage's rather than z's.
+  bool SwapSystem() {
+    std::vector<double> full(reduced->num_states());
+    reduced->FullState(z, full);
+    std::swap(reduced, idle->reduced);
+    std::swap(jacobian_pattern, idle->jacobian_pattern);
+    std::swap(mass_pattern, idle->mass_pattern);
+    std::swap(mass_values, idle->mass_values);
+    std::swap(projector, idle->projector);
+    const std::size_t n = reduced->ode_size();
+    for (std::vector<double>* v : {&z, &z_new, &z_sample, &zdot}) v->assign(n, 0.0);
+    reduced->SetFullState(full, z);
+    if (!reduced->SolveAlgebraicPart(t, z)) {
+      return Fail(FromEval(reduced->failure().status),
+                  "method auto could not carry the state over to " + switch_to + ": " +
+                      reduced->failure().message);
+    }
+    return true;
   }
 
   Status Advance(std::size_t max_samples, const std::function<void(const Sample&)>& sink,
@@ -783,6 +896,7 @@ struct Simulation::Impl {
       values_by_index.push_back(parameters.at(p.name));
     }
     reduced->SetParameters(values_by_index);
+    if (idle) idle->reduced->SetParameters(values_by_index);
   }
 };
 
@@ -800,7 +914,7 @@ CreateResult Simulation::Create(const Setup& setup) {
   auto impl = std::make_unique<Impl>();
   impl->setup = setup;
   const bool automatic = o.method == kAutoMethod;
-  const std::string first_method = automatic ? "dp5" : o.method;
+  const std::string first_method = automatic ? std::string(kAutoExplicit) : o.method;
   const std::unique_ptr<integrate::Stepper> kind = integrate::MakeStepper(first_method, {});
   if (!kind) {
     result.problems.push_back({"options.method", "unknown method '" + o.method + "'"});
@@ -812,35 +926,33 @@ CreateResult Simulation::Create(const Setup& setup) {
                                       " has no fixed-step mode: it needs error control on"});
     return result;
   }
-  reduce::ReduceOptions reduce_options;
-  reduce_options.algebraic = ReduceMode(*setup.model, o, *kind);
-  reduce_options.newton_tolerance = o.projection_tolerance;
-  reduce_options.max_newton_iterations = std::max(o.max_newton_iterations, 20);
-  reduce_options.jacobian = automatic || kind->implicit();
-  reduce::ReduceResult reduced = reduce::BuildCache::Shared().Build(setup.model, reduce_options);
-  if (!reduced.reduced) {
-    result.problems.push_back({"model", reduced.error});
+  std::string why;
+  std::unique_ptr<ReducedSystem> running =
+      ReduceFor(setup, *kind, automatic || kind->implicit(), &why);
+  if (automatic && running) {
+    const std::unique_ptr<integrate::Stepper> stiff =
+        integrate::MakeStepper(kAutoImplicit, {});
+    if (running->reduced->sparse_algebraic() &&
+        ReduceMode(*setup.model, o, *stiff) != ReduceMode(*setup.model, o, *kind)) {
+      impl->idle = ReduceFor(setup, *stiff, true, &why);
+      if (!impl->idle) running.reset();
+    }
+  }
+  if (!running) {
+    result.problems.push_back({"model", why});
     return result;
   }
-  impl->reduced = std::move(reduced.reduced);
-  for (const auto& e : impl->reduced->jacobian_pattern()) {
-    impl->jacobian_pattern.push_back({e.row, e.col});
-  }
-  for (std::uint32_t i = 0; i < impl->reduced->stage_differential_size(); ++i) {
-    impl->mass_pattern.push_back({i, i});
-    impl->mass_values.push_back(1.0);
-  }
+  impl->reduced = std::move(running->reduced);
+  impl->jacobian_pattern = std::move(running->jacobian_pattern);
+  impl->mass_pattern = std::move(running->mass_pattern);
+  impl->mass_values = std::move(running->mass_values);
+  impl->projector = std::move(running->projector);
   const integrate::StepperOptions stepper_options = ToStepperOptions(o, *impl->reduced);
-  std::string why;
   if (!stepper_options.IsValid(&why)) {
     result.problems.push_back({"options", why});
     return result;
   }
   impl->stepper = integrate::MakeStepper(first_method, stepper_options);
-  impl->projector = project::MakeProjector(o.projection, ToProjectorOptions(o, *impl->reduced));
-  if (o.projection == Projection::kBaumgarte) {
-    impl->reduced->SetBaumgarte(o.baumgarte_alpha, o.baumgarte_beta);
-  }
   for (const model::Parameter& p : setup.model->parameters) impl->parameters[p.name] = p.value;
   for (const auto& [name, value] : setup.parameters) impl->parameters[name] = value;
   impl->ApplyParameters();

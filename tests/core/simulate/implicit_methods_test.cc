@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/simulate/pendulum_spec.h"
+#include "core/simulate/rc_ladder.h"
 #include "core/simulate/sim_helpers.h"
 #include "tether/simulate/simulation.h"
 
@@ -228,6 +229,85 @@ TEST(Stiffness, AutoSwitchesToRadau5AndBack) {
   };
   const double alone = std::max(worst(explicit_run), worst(RunNoticing(TurnsStiff("radau5", true))));
   EXPECT_LE(worst(run), 10 * alone);
+}
+
+// An RC ladder (rc_ladder.h) of kLadderStages stages whose C(t) rises from 1e-5 to 1 around
+// t = 1: stiff before (eigenvalues down to −4/(r C) = −4e5), not after. Eight currents with a
+// diagonal c_y make the algebraic part large and sparse enough for SparseAlgebraic, so auto's
+// radau5 takes them into its stage system (kStage, z = (x, w)) and its dp5 solves them in
+// every stage (kSolve, z = x): auto changes between the two reduced systems at each switch.
+constexpr std::size_t kLadderStages = 8;
+
+simulate::Setup StiffeningLadder(const std::string& method, double rtol) {
+  simulate::Setup setup;
+  setup.model = ParseOrDie(RcLadderSpec(kLadderStages, "1e-5 + 0.5*(1 + tanh(20*(t - 1)))",
+                                        R"json({"r": {"value": 1}})json"));
+  setup.options.method = method;
+  setup.options.rtol = rtol;
+  setup.options.atol = rtol;
+  setup.options.t_end = 3.0;
+  setup.options.output_interval = 0.01;
+  return setup;
+}
+
+// The largest deviation over the samples of `run` from those of `reference` (same grid).
+double WorstDeviation(const NoticedRun& run, const NoticedRun& reference) {
+  double worst = 0.0;
+  EXPECT_EQ(run.rows.size(), reference.rows.size());
+  for (std::size_t k = 0; k < std::min(run.rows.size(), reference.rows.size()); ++k) {
+    for (std::size_t i = 0; i < run.rows[k].values.size(); ++i) {
+      worst = std::max(worst, std::abs(run.rows[k].values[i] - reference.rows[k].values[i]));
+    }
+  }
+  return worst;
+}
+
+TEST(Stiffness, AutoCarriesTheAlgebraicVariablesAcrossItsSwitches) {
+  const NoticedRun run = RunNoticing(StiffeningLadder("auto", 1e-8));
+  ASSERT_EQ(run.notices.size(), 2u);
+  EXPECT_NE(run.notices[0].message.find("from dp5 to radau5"), std::string::npos);
+  EXPECT_LT(run.notices[0].t, 0.5);
+  EXPECT_NE(run.notices[1].message.find("from radau5 to dp5"), std::string::npos);
+  // c(t) ≥ 0.02 from t = 0.9: the eigenvalues are then ≥ −4/(r c) = −200, and the steps the
+  // accuracy allows there (≈ 0.01) are within dp5's stability region.
+  EXPECT_GT(run.notices[1].t, 0.5);
+  EXPECT_LT(run.notices[1].t, 1.5);
+  // Columns x_1 … x_m, w_1 … w_m. Every sample's currents solve their constraints to the
+  // Newton tolerance (1e-12 of the terms, |x| ≤ 1), in either reduced system.
+  for (const Row& row : run.rows) {
+    for (std::size_t i = 0; i < kLadderStages; ++i) {
+      const double previous = i == 0 ? std::sin(row.t) : row.values[i - 1];
+      EXPECT_NEAR(row.values[kLadderStages + i], previous - row.values[i], 1e-11)
+          << "w" << i + 1 << " at t = " << row.t;
+    }
+  }
+  // As accurate as the less accurate of its two methods alone, within the factor 10 of
+  // AutoSwitchesToRadau5AndBack, measured against radau5 at a thousandth of the tolerance.
+  const NoticedRun reference = RunNoticing(StiffeningLadder("radau5", 1e-11));
+  const double alone =
+      std::max(WorstDeviation(RunNoticing(StiffeningLadder("dp5", 1e-8)), reference),
+               WorstDeviation(RunNoticing(StiffeningLadder("radau5", 1e-8)), reference));
+  EXPECT_LE(WorstDeviation(run, reference), 10 * alone);
+}
+
+TEST(Stiffness, AutoForkedWhileStiffRunsOnAsTheOriginal) {
+  auto sim = CreateOrFail(StiffeningLadder("auto", 1e-8));
+  ASSERT_NE(sim, nullptr);
+  // To t = 0.5: radau5 runs in kStage, dp5's kSolve system waits.
+  std::vector<Row> before;
+  sim->Advance(51, Collect(&before));
+  ASSERT_EQ(before.size(), 51u);
+  simulate::Simulation fork(*sim);
+  NoticedRun original;
+  NoticedRun forked;
+  EXPECT_EQ(sim->Advance(std::size_t{1} << 30, Collect(&original.rows)).reason,
+            simulate::Termination::kReachedEnd);
+  EXPECT_EQ(fork.Advance(std::size_t{1} << 30, Collect(&forked.rows)).reason,
+            simulate::Termination::kReachedEnd);
+  // Not bitwise: a copied sparse LU (KLU) chooses its pivots afresh at its first
+  // factorization, as in any fork of a radau5 run on a sparse system, so the two runs differ by
+  // rounding, which this contractive system keeps far below the runs' tolerance (1e-8, |x| ≤ 1).
+  EXPECT_LE(WorstDeviation(forked, original), 1e-10);
 }
 
 TEST(ImplicitMethods, BdfHasNoFixedStepMode) {

@@ -37,11 +37,13 @@ using project::ProjectionName;
 // How index-1, index-2 and implicit models obtain y (DESIGN.md §3).
 enum class AlgebraicMode {
   // y from g = 0 (index 1), h = 0 (index 2) or G = 0 (implicit) in every stage (default).
-  // Explicit methods and "auto" solve it by an inner Newton per stage evaluation; radau5 (and
-  // bdf on models without invariants: index1, implicit of index 1) takes the index-1 system
-  // whole, M (x, y)' = (f, c) with M = diag(I, 0), and solves c = 0 inside its own stage
-  // system (no inner Newton; y is re-solved from c = 0 at each projected step end and sample,
-  // so samples are the same (x, y(x)) either way; tether/reduce/reduced_model.h, kStage).
+  // Explicit methods solve it by an inner Newton per stage evaluation. radau5 (and bdf on
+  // models without invariants: index1, implicit of index 1) takes the index-1 system whole,
+  // M (x, y)' = (f, c) with M = diag(I, 0), and solves c = 0 inside its own stage system (no
+  // inner Newton; y is re-solved from c = 0 at each projected step end and sample, so samples
+  // are the same (x, y(x)) either way; tether/reduce/reduced_model.h, kStage). "auto" solves
+  // by the inner Newton, except that where the algebraic part is large and sparse (c_y
+  // factored by sparse LU) its radau5 takes the system whole as radau5 alone does.
   kSolve,
   kOde,    // y' ODE of §20.1/§20.2, with projection onto the invariants
 };
