@@ -243,10 +243,10 @@ struct Simulation::Impl {
   // factor dense complex matrices of x's size where kStage's stay sparse (bench/auto_method: on
   // an RC ladder of 256 stages auto took 52 times radau5's CPU in kSolve, 2 times with this).
   // The reduced system of the method not running, exchanged with the running one at each
-  // switch (SwapSystem); null otherwise. Not for small algebraic
-  // parts, where kSolve's dense system costs no more: radau5 in kStage also controls y's local
-  // error, and where y amplifies x's error (y = λ (x − x*), λ = 1e5) its steps fall below
-  // dp5's stable step, and the two methods would hand over to each other every few steps.
+  // switch (SwapSystem); null otherwise. Not for small algebraic parts, where kSolve's dense
+  // system costs no more: radau5 in kStage also controls y's local error, and where y
+  // amplifies x's error (y = λ (x − x*), λ = 1e5) its steps fall below dp5's stable step, and
+  // the two methods would hand over to each other every few steps.
   std::unique_ptr<ReducedSystem> idle;
   std::vector<Column> columns;
   // Columns after the states that stream the reduced model's first auxiliary values (λ).

@@ -268,7 +268,7 @@ TEST(Stiffness, AutoCarriesTheAlgebraicVariablesAcrossItsSwitches) {
   EXPECT_NE(run.notices[0].message.find("from dp5 to radau5"), std::string::npos);
   EXPECT_LT(run.notices[0].t, 0.5);
   EXPECT_NE(run.notices[1].message.find("from radau5 to dp5"), std::string::npos);
-  // c(t) ≥ 0.02 from t = 0.9: the eigenvalues are then ≥ −4/(r c) = −200, and the steps the
+  // C(t) ≥ 0.02 from t = 0.9: the eigenvalues are then ≥ −4/(r C) = −200, and the steps the
   // accuracy allows there (≈ 0.01) are within dp5's stability region.
   EXPECT_GT(run.notices[1].t, 0.5);
   EXPECT_LT(run.notices[1].t, 1.5);
@@ -295,8 +295,14 @@ TEST(Stiffness, AutoForkedWhileStiffRunsOnAsTheOriginal) {
   ASSERT_NE(sim, nullptr);
   // To t = 0.5: radau5 runs in kStage, dp5's kSolve system waits.
   std::vector<Row> before;
-  sim->Advance(51, Collect(&before));
+  std::size_t switches = 0;
+  const auto collect = Collect(&before);
+  sim->Advance(51, [&](const simulate::Sample& s) {
+    switches += s.notices.size();
+    collect(s);
+  });
   ASSERT_EQ(before.size(), 51u);
+  ASSERT_EQ(switches, 1u);
   simulate::Simulation fork(*sim);
   NoticedRun original;
   NoticedRun forked;
