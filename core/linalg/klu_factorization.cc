@@ -89,6 +89,16 @@ bool KluFactorization::Factor(std::span<int> column_pointers, std::span<int> row
   return FactorAfresh(column_pointers, row_indices, values);
 }
 
+bool KluFactorization::FactorRegular(std::span<int> column_pointers, std::span<int> row_indices,
+                                     std::span<double> values, double min_pivot_ratio) {
+  const auto passes = [&] {
+    return Factor(column_pointers, row_indices, values) && pivot_ratio_ > min_pivot_ratio;
+  };
+  if (passes()) return true;
+  Reset();
+  return passes();
+}
+
 void KluFactorization::UpdatePivotRatio() {
   Klu& k = *klu_;
   if (k.complex) {

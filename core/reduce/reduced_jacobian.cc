@@ -202,14 +202,9 @@ bool ReducedModel::SubtractSparseCoupling() {
   for (std::size_t p = 0; p < s.g_w_values.size(); ++p) {
     s.g_w_values[p] = jacobian_out_[s.g_w.source[p]];
   }
-  const double threshold = RelativePivotThreshold(num_stage_unknowns_);
-  const auto passes = [&] {
-    return s.lu.Factor(s.g_w.start, s.g_w.row, s.g_w_values) &&
-           s.lu.pivot_ratio() > threshold;  // not "<": a NaN ratio fails too
-  };
-  if (!passes()) {
-    s.lu.Reset();  // kept pivots may have degraded: only pivots chosen for these values decide
-    if (!passes()) return false;
+  if (!s.lu.FactorRegular(s.g_w.start, s.g_w.row, s.g_w_values,
+                          RelativePivotThreshold(num_stage_unknowns_))) {
+    return false;
   }
   for (std::size_t j = 0; j + 1 < s.g_z.start.size(); ++j) {
     const auto begin = static_cast<std::size_t>(s.g_z.start[j]);

@@ -92,17 +92,8 @@ void SparseAlgebraic::MultiplyCx(const double* stage, const double* v, double* o
 
 bool SparseAlgebraic::Factor(double* stage) {
   const std::span<double> values(stage + c_y_offset_, c_y_nonzeros());
-  const double threshold = RelativePivotThreshold(rows());
-  // Not "< threshold": a NaN ratio fails too.
-  const auto passes = [&] {
-    return klu_.Factor(c_y_columns_.row_start, c_y_columns_.col, values) &&
-           klu_.pivot_ratio() > threshold;
-  };
-  if (passes()) return true;
-  // Pivots kept from an earlier matrix may have degraded below the rank test's threshold yet
-  // stayed above KLU's own renewal threshold: only pivots chosen for these values decide.
-  klu_.Reset();
-  return passes();
+  return klu_.FactorRegular(c_y_columns_.row_start, c_y_columns_.col, values,
+                            RelativePivotThreshold(rows()));
 }
 
 Eigen::MatrixXd SparseAlgebraic::DenseCy(const double* stage) const {

@@ -730,10 +730,7 @@ struct Simulation::Impl {
     reduce::ReducedModel& ode = idle ? *idle->reduced : *reduced;
     std::span<const double> at = z;
     if (idle) {
-      std::vector<double> full(reduced->num_states());
-      reduced->FullState(z, full);
-      z_explicit.resize(ode.ode_size());
-      ode.SetFullState(full, z_explicit);
+      CarryState(ode, &z_explicit);
       at = z_explicit;
     }
     jacobian_values.resize(ode.jacobian_pattern().size());
@@ -764,20 +761,28 @@ struct Simulation::Impl {
     return true;
   }
 
+  // The current state z as `other`'s z, through the model's full state (x and y); in kSolve
+  // this also sets `other`'s y, its Newton's start.
+  void CarryState(reduce::ReducedModel& other, std::vector<double>* other_z) const {
+    std::vector<double> full(reduced->num_states());
+    reduced->FullState(z, full);
+    other_z->assign(other.ode_size(), 0.0);
+    other.SetFullState(full, *other_z);
+  }
+
   // Makes the idle reduced system the running one. The state goes over as the model's full state
   // (x and y), and y is solved again from c = 0 at x in the new one (kStage; kSolve solves it
   // in every evaluation), since kSolve's last y may be a stage's rather than z's.
   bool SwapSystem() {
-    std::vector<double> full(reduced->num_states());
-    reduced->FullState(z, full);
+    std::vector<double> carried;
+    CarryState(*idle->reduced, &carried);
     std::swap(reduced, idle->reduced);
     std::swap(jacobian_pattern, idle->jacobian_pattern);
     std::swap(mass_pattern, idle->mass_pattern);
     std::swap(mass_values, idle->mass_values);
     std::swap(projector, idle->projector);
-    const std::size_t n = reduced->ode_size();
-    for (std::vector<double>* v : {&z, &z_new, &z_sample, &zdot}) v->assign(n, 0.0);
-    reduced->SetFullState(full, z);
+    z = std::move(carried);
+    for (std::vector<double>* v : {&z_new, &z_sample, &zdot}) v->assign(z.size(), 0.0);
     if (!reduced->SolveAlgebraicPart(t, z)) {
       return Fail(FromEval(reduced->failure().status),
                   "method auto could not carry the state over to " + switch_to + ": " +

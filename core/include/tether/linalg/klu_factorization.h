@@ -43,6 +43,13 @@ class KluFactorization {
   // real; or (re, im) pairs, complex). False if A is singular or KLU fails.
   bool Factor(std::span<int> column_pointers, std::span<int> row_indices,
               std::span<double> values);
+  // Factor held to the rank test of a pivoted LU (tether/reduce/rank.h): true iff A is factored
+  // with pivot_ratio() > min_pivot_ratio (a NaN ratio fails). Pivots kept from an earlier
+  // matrix may have degraded below min_pivot_ratio yet stayed above kRefactorRcond, so a
+  // failing refactorization is retried once with pivots chosen for these values (Reset), and
+  // only that decides.
+  bool FactorRegular(std::span<int> column_pointers, std::span<int> row_indices,
+                     std::span<double> values, double min_pivot_ratio);
   // b ← A⁻¹ b for the last successful Factor; b has n (real) or 2n (re, im pairs) entries.
   void Solve(std::span<double> b);
   [[nodiscard]] bool factored() const;
