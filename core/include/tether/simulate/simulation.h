@@ -7,7 +7,12 @@
 // Lifecycle: Create (validates everything, runs consistent initialization, emits nothing) →
 // Advance (repeatedly; each call emits at most `max_samples` samples and returns; the next call
 // continues exactly after the last emitted sample) → a terminal status. A Simulation is a value:
-// copying it forks the run at its current state (ForkSession).
+// copying it forks the run at its current state (ForkSession). A fork continues bitwise as the
+// original would, with two exceptions. Where a stepper or the reduced model factors by sparse
+// LU (radau5 on large sparse systems, auto's radau5 on them, a large sparse G_w), a copied KLU
+// factorization chooses its pivots afresh (tether/linalg/klu_factorization.h): the fork agrees
+// to rounding. A fork of bdf restarts SUNDIALS' integrator at order 1 (integrate/bdf.h): it
+// agrees to the tolerances.
 #pragma once
 
 #include <atomic>
@@ -277,7 +282,7 @@ class Simulation {
  public:
   static CreateResult Create(const Setup& setup);
 
-  Simulation(const Simulation& other);             // forks the run at its current state
+  Simulation(const Simulation& other);  // forks the run at its current state (header comment)
   Simulation& operator=(const Simulation&) = delete;
   ~Simulation();
 
