@@ -90,6 +90,35 @@ TEST(BuildCache, KeepsAtMostItsCapacity) {
   EXPECT_EQ(cache.counts().hits, 1U);
 }
 
+// A model that nothing but its build owns any more (deleted from its registry, its sessions
+// ended) can never be asked for again: its build goes at the next Build, whichever model that
+// is for. A model a session still holds keeps its build.
+TEST(BuildCache, DropsTheBuildsOfModelsNoOneHolds) {
+  BuildCache cache;
+  auto deleted = Parse(kPendulum);
+  auto running = Parse(kPendulum);
+  const auto other = Parse(kPendulum);
+  ASSERT_NE(cache.Build(deleted, {}).reduced, nullptr);
+  std::unique_ptr<ReducedModel> session = cache.Build(running, {}).reduced;
+  ASSERT_NE(session, nullptr);
+  const std::weak_ptr<const model::Model> deleted_watch = deleted;
+  const std::weak_ptr<const model::Model> running_watch = running;
+  deleted.reset();
+  running.reset();
+  EXPECT_FALSE(deleted_watch.expired());  // the cached build still owns it
+
+  ASSERT_NE(cache.Build(other, {}).reduced, nullptr);
+  EXPECT_TRUE(deleted_watch.expired());  // dropped with its build
+  EXPECT_FALSE(running_watch.expired());
+  EXPECT_EQ(cache.counts().size, 2U);  // running's and other's
+
+  session.reset();  // the session ended
+  ASSERT_NE(cache.Build(other, {}).reduced, nullptr);
+  EXPECT_TRUE(running_watch.expired());
+  EXPECT_EQ(cache.counts().size, 1U);
+  EXPECT_EQ(cache.counts().hits, 1U);
+}
+
 TEST(BuildCache, FailuresAreNotCached) {
   BuildCache cache;
   const auto model = Parse(kPendulum);

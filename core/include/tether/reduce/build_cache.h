@@ -4,10 +4,13 @@
 // copy; the build itself is never handed out.
 //
 // Keyed by the model's identity (the object its shared_ptr owns) and every ReduceOptions field.
-// A build holds its model, so a deleted or replaced model's build stays until it is the least
-// recently used of more than `kCapacity` (a bounded cost: a replaced model gets a new identity,
-// hence a new entry, never the old build). Thread-safe; a build runs outside the lock, so two
-// sessions of one new model may both build it once.
+// A build holds its model, so no other model can take its address while the entry lives; a
+// replaced model is a new object, hence a new entry, never served the old build. An entry whose
+// build has become its model's last owner (the registry deleted or replaced the model, and no
+// session or caller holds it: an inline spec's run that ended) is dropped at the next Build, so
+// a deleted model's compiled programs do not outlive it. Beyond that at most `kCapacity`
+// entries are kept, the least recently used dropped first. Thread-safe; a build runs outside
+// the lock, so two sessions of one new model may both build it once.
 #pragma once
 
 #include <cstddef>
