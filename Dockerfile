@@ -45,6 +45,7 @@ RUN apt-get update \
       libmicrohttpd12 libgnutls30 libp11-kit0 libidn2-0 libunistring2 libtasn1-6 libnettle8 \
       libhogweed6 libgmp10 libffi8 \
       zlib1g libstdc++6 libgcc-s1 \
+ && apt-get clean \
  && rm -rf /var/lib/apt/lists/*
 # A system user without login shell or home; uid/gid 10001 as deploy/k8s/deployment.yaml's
 # securityContext expects.
