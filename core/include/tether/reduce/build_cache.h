@@ -1,7 +1,8 @@
-// Builds of reduced models, kept while their model lives, so that index reduction and program
-// compilation happen once per model and options, not once per session. A session copies the
-// cached build (ReducedModel is a value: programs, workspaces, parameters) and then owns its
-// copy; the build itself is never handed out.
+// Builds of reduced models, kept while their model is in use (registered, or held by a session
+// or a caller), so that index reduction and program compilation happen once per model and
+// options, not once per session. A session copies the cached build (ReducedModel is a value:
+// programs, workspaces, parameters) and then owns its copy; the build itself is never handed
+// out.
 //
 // Keyed by the model's identity (the object its shared_ptr owns) and every ReduceOptions field.
 // A build holds its model, so no other model can take its address while the entry lives; a
