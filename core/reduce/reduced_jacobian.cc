@@ -80,9 +80,7 @@ void FormulationBuild::CompileJacobian(const StageEquations& eq) {
       [](const ReducedModel::BlockEntry& e) { return e.block == 3; }));
   // ReduceOptions::linear_algebra decides as for c_y: kAuto takes the sparse path where
   // SparseAlgebraic's crossover holds for G_w.
-  const bool pays = nw >= SparseAlgebraic::kFromRows &&
-                    static_cast<double>(g_w_entries) <=
-                        SparseAlgebraic::kMaxDensity * static_cast<double>(nw * nw);
+  const bool pays = SparseAlgebraic::Pays(nw, g_w_entries);
   const LinearAlgebra choice = options.linear_algebra;
   r.sparse_jacobian_.reset();
   if (nw > 0 && (choice == LinearAlgebra::kSparse || (choice == LinearAlgebra::kAuto && pays))) {

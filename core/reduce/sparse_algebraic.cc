@@ -24,10 +24,11 @@ SparseAlgebraic::SparseAlgebraic(const expr::Context& cx, const Matrix& c_x, con
   c_y_offset_ = c_x_offset_ + c_x_.col.size();
 }
 
-bool SparseAlgebraic::Pays() const {
-  const std::size_t m = rows();
-  return m >= kFromRows &&
-         static_cast<double>(c_y_nonzeros()) <= kMaxDensity * static_cast<double>(m * m);
+bool SparseAlgebraic::Pays() const { return Pays(rows(), c_y_nonzeros()); }
+
+bool SparseAlgebraic::Pays(std::size_t size, std::size_t nonzeros) {
+  return size >= kFromRows &&
+         static_cast<double>(nonzeros) <= kMaxDensity * static_cast<double>(size * size);
 }
 
 std::vector<expr::Expr> SparseAlgebraic::StageOutputs(const std::vector<expr::Expr>& f,

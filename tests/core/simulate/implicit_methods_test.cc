@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/simulate/pendulum_spec.h"
@@ -14,15 +16,21 @@
 namespace tether::testing {
 namespace {
 
-simulate::Setup PendulumSetup(const std::string& method, double rtol) {
+// A run of `model` by `method` with atol = rtol, sampled every `output_interval` to `t_end`.
+simulate::Setup RunOf(std::shared_ptr<const model::Model> model, const std::string& method,
+                      double rtol, double t_end, double output_interval) {
   simulate::Setup setup;
-  setup.model = Pendulum();
+  setup.model = std::move(model);
   setup.options.method = method;
   setup.options.rtol = rtol;
   setup.options.atol = rtol;
-  setup.options.t_end = 2.0;
-  setup.options.output_interval = 0.1;
+  setup.options.t_end = t_end;
+  setup.options.output_interval = output_interval;
   return setup;
+}
+
+simulate::Setup PendulumSetup(const std::string& method, double rtol) {
+  return RunOf(Pendulum(), method, rtol, 2.0, 0.1);
 }
 
 std::vector<double> FinalValues(const simulate::Setup& setup, simulate::Statistics* stats) {
@@ -153,18 +161,12 @@ TEST(ImplicitMethods, RobertsonToFourTimesTenToTheTenInFewSteps) {
 simulate::Setup TurnsStiff(const std::string& method, bool falls) {
   const std::string lambda = falls ? "1 + 5e4*(tanh(20*(t - 1)) - tanh(20*(t - 2)))"
                                    : "1 + 5e4*(1 + tanh(20*(t - 1)))";
-  simulate::Setup setup;
-  setup.model = ParseOrDie(R"json({"name": "turns_stiff", "form": "index1",
+  const auto model = ParseOrDie(R"json({"name": "turns_stiff", "form": "index1",
       "differential": ["y"], "algebraic": [], "constraints": [],
       "rhs": ["-()json" + lambda + R"json()*(y - cos(t)) - sin(t)"],
       "initial": {"y": 1}, "outputs": {"error": "y - cos(t)"}})json");
-  setup.options.method = method;
-  setup.options.rtol = 1e-8;
-  setup.options.atol = 1e-8;
   // radau5 checks every 10 steps for a return to dp5; its steps reach ~0.1 once λ ≈ 1.
-  setup.options.t_end = falls ? 6.0 : 3.0;
-  setup.options.output_interval = 0.01;
-  return setup;
+  return RunOf(model, method, 1e-8, falls ? 6.0 : 3.0, 0.01);
 }
 
 struct NoticedRun {
@@ -239,15 +241,9 @@ TEST(Stiffness, AutoSwitchesToRadau5AndBack) {
 constexpr std::size_t kLadderStages = 8;
 
 simulate::Setup StiffeningLadder(const std::string& method, double rtol) {
-  simulate::Setup setup;
-  setup.model = ParseOrDie(RcLadderSpec(kLadderStages, "1e-5 + 0.5*(1 + tanh(20*(t - 1)))",
-                                        R"json({"r": {"value": 1}})json"));
-  setup.options.method = method;
-  setup.options.rtol = rtol;
-  setup.options.atol = rtol;
-  setup.options.t_end = 3.0;
-  setup.options.output_interval = 0.01;
-  return setup;
+  return RunOf(ParseOrDie(RcLadderSpec(kLadderStages, "1e-5 + 0.5*(1 + tanh(20*(t - 1)))",
+                                       R"json({"r": {"value": 1}})json")),
+               method, rtol, 3.0, 0.01);
 }
 
 // The largest deviation over the samples of `run` from those of `reference` (same grid).

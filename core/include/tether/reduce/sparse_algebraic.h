@@ -58,7 +58,10 @@ class SparseAlgebraic {
   // indexing.
   static constexpr std::size_t kFromRows = 8;
   static constexpr double kMaxDensity = 0.35;
+  // For this c_y; and for any square matrix of `size` rows with `nonzeros` entries (the reduced
+  // Jacobian's G_w takes the same crossover).
   [[nodiscard]] bool Pays() const;
+  [[nodiscard]] static bool Pays(std::size_t size, std::size_t nonzeros);
 
   // The stage program's outputs in the sparse layout (file comment).
   [[nodiscard]] std::vector<expr::Expr> StageOutputs(const std::vector<expr::Expr>& f,
