@@ -370,7 +370,15 @@ class ClientApiTest(unittest.TestCase):
                         indices.extend(frame.sample_indices)
                         if len(indices) >= updated[0].sample_index + 40:
                             session.pause()
+                    # The cancelled stream may still run on the server for a moment, moving the
+                    # session's t past a horizon read meanwhile: read it once the stream ended.
                     info = await session.refresh()
+                    for _ in range(500):
+                        if info.state != "running":
+                            break
+                        await asyncio.sleep(0.01)
+                        info = await session.refresh()
+                    self.assertNotEqual(info.state, "running")
                     rest = await session.run(t_end=info.t + 0.05)
                     self.assertEqual(rest.frames[0].first_sample_index, indices[-1] + 1)
                     self.assertEqual(rest.termination, "REACHED_END")
