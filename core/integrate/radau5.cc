@@ -89,6 +89,7 @@ void Radau5::Resize(std::size_t n) {
   for (std::vector<double>* v : {&z_, &w_, &f_, &dense_}) v->assign(3 * n, 0.0);
   index_.clear();
   index_.reserve(n);
+  derivative_of_.clear();
   has_step_ = false;
   accepted_any_ = false;
   accepted_ = 0;
@@ -119,6 +120,8 @@ StepResult Radau5::Step(OdeSystem& system, double t, std::span<const double> x, 
     factored_h_ = 0.0;
     const std::span<const std::uint8_t> index = system.variable_index();
     index_.assign(index.begin(), index.end());
+    const std::span<const std::uint32_t> derivative_of = system.derivative_of();
+    derivative_of_.assign(derivative_of.begin(), derivative_of.end());
   }
   // The previous step's polynomial predicts this one's stages iff this step continues it.
   const bool extrapolate = has_step_ && t == t_end_;
@@ -219,6 +222,10 @@ void Radau5::ComputeWeights(double h) {
   // Components of index k ≥ 2: sc_i / h^(k−1) (radau5.f, NIND2 and NIND3).
   for (std::size_t i = 0; i < index_.size() && i < n_; ++i) {
     if (index_[i] >= 2) weights_[i] /= std::pow(h, index_[i] - 1);
+  }
+  for (std::size_t i = 0; i < derivative_of_.size() && i < n_; ++i) {
+    const std::size_t k = derivative_of_[i];
+    if (k != i && k < n_) weights_[i] = base_weights_[k] / h;
   }
 }
 

@@ -37,6 +37,9 @@ struct FormulationBuild {
   std::vector<ReducedModel::InvariantBlock> invariant_blocks = {};
   std::vector<ReducedModel::ResidualLevel> residual_levels = {};
   std::string algebraic_jacobian_name = "g_y";  // a singular stage matrix in messages
+  // kStage: per component of z = (x, y), the x_k it is the derivative of (f_k is y_j itself),
+  // or its own index (ReducedModel::stage_derivative_of). Empty in the other modes.
+  std::vector<std::uint32_t> stage_derivative_of = {};
   // kMultipliers: set when the stage program is in SparseMultipliers' layout.
   std::optional<SparseMultipliers> sparse_multipliers = std::nullopt;
   // kAlgebraicNewton: set when the stage program is in SparseAlgebraic's layout.

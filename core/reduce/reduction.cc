@@ -120,6 +120,7 @@ void ReducedModel::Apply(const FormulationBuild& build) {
   invariant_names_ = build.invariant_names;
   residual_levels_ = build.residual_levels;
   algebraic_jacobian_name_ = build.algebraic_jacobian_name;
+  stage_derivative_of_ = build.stage_derivative_of;
   sparse_ = build.sparse_multipliers;
   sparse_algebraic_ = build.sparse_algebraic;
   closed_ = build.closed_form;

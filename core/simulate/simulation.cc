@@ -111,6 +111,9 @@ class ReducedOde : public integrate::OdeSystem {
   bool Jacobian(double t, std::span<const double> x, std::span<double> values) override {
     return model_->Jacobian(t, x, values);
   }
+  [[nodiscard]] std::span<const std::uint32_t> derivative_of() const override {
+    return model_->stage_derivative_of();
+  }
   // kStage projects too: its algebraic part is re-solved at the projected x, as every step
   // end is (Impl::ProjectState), so a method that projects inside its steps returns a step
   // end the caller leaves bitwise as it is.

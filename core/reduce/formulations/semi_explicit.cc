@@ -1,11 +1,33 @@
 #include "reduce/formulations/semi_explicit.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tether::reduce {
 
 using expr::Expr;
 using namespace symbolic;
+
+namespace {
+
+// z = (x, y): component nx + j is the derivative of x_k when f_k is y_j itself (x_k' = y_j,
+// the implicit form's der(x_k) or an index1 model's rhs that names an algebraic variable),
+// every other component its own index.
+std::vector<std::uint32_t> DerivativesAmong(const std::vector<Expr>& f,
+                                            const std::vector<Expr>& y) {
+  const std::size_t nx = f.size();
+  std::vector<std::uint32_t> of(nx + y.size());
+  for (std::size_t i = 0; i < of.size(); ++i) of[i] = static_cast<std::uint32_t>(i);
+  for (std::size_t j = 0; j < y.size(); ++j) {
+    const auto k = std::find(f.begin(), f.end(), y[j]);
+    if (k != f.end()) of[nx + j] = static_cast<std::uint32_t>(k - f.begin());
+  }
+  return of;
+}
+
+}  // namespace
 
 SemiExplicitStage BuildSemiExplicitStage(FormulationBuild& b, bool differentiate) {
   const model::Model& model = b.model;
@@ -70,6 +92,7 @@ SemiExplicitStage BuildSemiExplicitStage(FormulationBuild& b, bool differentiate
   b.n = nx;
   b.m = m;
   b.ode_size = ode || stage_mode ? nx + m : nx;
+  if (stage_mode) b.stage_derivative_of = DerivativesAmong(s.f, s.y);
   return s;
 }
 

@@ -296,6 +296,40 @@ TEST(ReducedJacobian, ImplicitFormThroughItsStageEquations) {
   ExpectJacobianMatchesDifferences(*m, 0.0, z);
 }
 
+// In kStage, z = (x, y): an algebraic y_j that some x_k' equals (the implicit form's der(x_k))
+// is marked as x_k's derivative; every other component, and every component in kSolve, is not.
+TEST(ReducedModel, StageModeMarksTheDerivativesAmongItsUnknowns) {
+  const std::string spec = R"json({"name": "pendulum_implicit", "form": "implicit",
+      "parameters": {"m": 1.0, "l": 1.0, "g": 9.81}, "variables": ["x", "y", "u", "v", "lam"],
+      "equations": ["der(x) = u", "der(y) = v", "m*der(u) = 2*x*lam",
+                    "m*der(v) = -m*g + 2*y*lam", "x^2 + y^2 = l^2"]})json";
+  auto stage = Reduce(spec, AlgebraicMode::kStage);
+  ASSERT_TRUE(stage);
+  const std::vector<const model::Variable*> states = stage->model().states();
+  const std::span<const std::uint32_t> of = stage->stage_derivative_of();
+  ASSERT_EQ(of.size(), stage->ode_size());
+  ASSERT_EQ(states.size(), of.size());
+  std::size_t derivatives = 0;
+  for (std::size_t i = 0; i < of.size(); ++i) {
+    SCOPED_TRACE(states[i]->name);
+    if (of[i] == i) continue;
+    ++derivatives;
+    EXPECT_GE(i, stage->stage_differential_size());  // only an algebraic unknown
+    EXPECT_EQ(states[i]->name, "der(" + states[of[i]]->name + ")");
+  }
+  // der(x), der(y) are substituted by u, v; der(u), der(v) are unknowns; lam is no derivative.
+  EXPECT_EQ(derivatives, 2u);
+
+  auto robertson = Reduce(R"json({"name": "robertson", "form": "index1",
+      "differential": ["y1", "y2"], "algebraic": ["y3"],
+      "rhs": ["-0.04*y1 + 1e4*y2*y3", "0.04*y1 - 1e4*y2*y3 - 3e7*y2^2"],
+      "constraints": ["y1 + y2 + y3 - 1"]})json", AlgebraicMode::kStage);
+  ASSERT_TRUE(robertson);
+  const std::span<const std::uint32_t> none = robertson->stage_derivative_of();
+  for (std::size_t i = 0; i < none.size(); ++i) EXPECT_EQ(none[i], i);
+  EXPECT_TRUE(Reduce(spec, AlgebraicMode::kSolve)->stage_derivative_of().empty());
+}
+
 // The Jacobian's G_w by KLU (LinearAlgebra::kSparse, and kAuto from SparseAlgebraic's
 // crossover) against Eigen's dense LU (kDense), on banded index-1 and index-2 networks of 12
 // (c_y as G_w, κ∞ < 10: networks.h) and a tree of 6 point masses (G_w the KKT matrix of M and

@@ -76,6 +76,15 @@ class OdeSystem {
   // index-2 and index-3 algebraic ones, whose error estimate is scaled by h^(index − 1).
   // Empty means every component has index ≤ 1.
   [[nodiscard]] virtual std::span<const std::uint8_t> variable_index() const { return {}; }
+
+  // Per component i: k ≠ i if component i is the time derivative of component k (x_k' = x_i
+  // is one of the system's equations, as for an implicit model's der(x) kept as an algebraic
+  // unknown), i itself otherwise. Empty means no component is. An error δ in x_i moves x_k by
+  // about h·δ over a step of h, so implicit methods measure x_i's error and Newton increments
+  // in x_k's weight divided by h instead of x_i's own: its own (atol + rtol·|x_k'|) asks for
+  // digits of x_k' that cannot reach x_k, and near a steep nonlinearity its Newton iteration
+  // stalls at rounding level above them.
+  [[nodiscard]] virtual std::span<const std::uint32_t> derivative_of() const { return {}; }
 };
 
 struct StepperOptions {

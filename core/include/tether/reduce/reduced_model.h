@@ -227,6 +227,12 @@ class ReducedModel {
   [[nodiscard]] std::size_t stage_differential_size() const {
     return options_.algebraic == AlgebraicMode::kStage ? n_ : 0;
   }
+  // kStage: per component i of z, k ≠ i if it is the derivative of x_k (x_k' = y_j by the
+  // model's equations: an implicit model's der(x_k)), else i (integrate::OdeSystem::
+  // derivative_of). Empty in the other modes.
+  [[nodiscard]] std::span<const std::uint32_t> stage_derivative_of() const {
+    return stage_derivative_of_;
+  }
   // kStage: z's algebraic part y ← the solution of c(t, x, y) = 0 by the Newton of
   // SolveAlgebraic started from it, x kept, and auxiliary() ← y. A y that already satisfies
   // the Newton tolerance is left bitwise as it is. No-op (true) in the other modes.
@@ -344,6 +350,7 @@ class ReducedModel {
   std::vector<ResidualLevel> residual_levels_;
   SparseSchur::Pattern invariant_pattern_;
   std::string algebraic_jacobian_name_;  // "g_y", "h_y = g_x f_y", "G_w …"
+  std::vector<std::uint32_t> stage_derivative_of_;  // kStage only
   double alpha_ = 0.0;
   double beta_ = 0.0;
 
