@@ -33,6 +33,10 @@ namespace {
 // Relative distance under which a step end is taken to be an output point or t_end (fixed-
 // step runs): far above the rounding of t + h (≈1e-16 relative), far below any step's error.
 constexpr double kTimeSnap = 1e-9;
+// An adaptive step that ends this close (relative) to its landing point lands on it: radau5
+// keeps its last h to reuse its factors, and that h can be an ulp shorter than the distance
+// to the next grid point, which would leave a step below the floor.
+constexpr double kLandingRounding = 8.0 * std::numeric_limits<double>::epsilon();
 
 // A switch located closer than this (relative to max(1, |t|)) after a step's start is reached
 // by interpolation instead of a retaken step: 100 times the stepper's smallest step.
@@ -498,17 +502,31 @@ struct Simulation::Impl {
     return Emit(te, z_sample, sink);
   }
 
-  // The step to try: fixed-step runs snap onto t_end and onto a grid point within kTimeSnap·h.
+  // The step to try: fixed-step runs snap onto t_end and onto a grid point within kTimeSnap·h;
+  // adaptive ones end at t_end, and at the next grid point when the stepper's dense output
+  // does not hold the tolerance (Stepper::samples_at_step_ends).
   double ProposedStep(bool* lands_on, double* landing) const {
     const Options& o = options();
     const double remaining = o.t_end - t;
     *lands_on = false;
     const bool fixed = !stepper->adaptive() || !o.error_control;
     if (!fixed) {
-      if (!std::isfinite(remaining)) return std::numeric_limits<double>::max();
-      *lands_on = true;
-      *landing = o.t_end;
-      return remaining;
+      double h = std::numeric_limits<double>::max();
+      if (std::isfinite(remaining)) {
+        *lands_on = true;
+        *landing = o.t_end;
+        h = remaining;
+      }
+      if (stepper->samples_at_step_ends() && o.output_interval > 0.0) {
+        const double grid = grid_origin + static_cast<double>(grid_k) * o.output_interval;
+        // Within kTimeSnap·dt of t_end the grid point is t_end itself (Pending).
+        if (grid > t && grid < o.t_end - kTimeSnap * o.output_interval) {
+          *lands_on = true;
+          *landing = grid;
+          h = grid - t;
+        }
+      }
+      return h;
     }
     double h = o.step;
     if (remaining <= h * (1.0 + kTimeSnap)) {
@@ -687,7 +705,11 @@ struct Simulation::Impl {
     const double h = ProposedStep(&lands_on, &landing);
     const integrate::StepResult r = StepOnce(h);
     if (!Accepted(r)) return false;
-    double t_new = lands_on && r.h_taken == h ? landing : t + r.h_taken;
+    double t_new = t + r.h_taken;
+    if (lands_on && (r.h_taken == h || std::abs(landing - t_new) <= kLandingRounding *
+                                                                     std::max(std::abs(landing), h))) {
+      t_new = landing;
+    }
     std::optional<SwitchEvent> located;
     if (inequalities && inequalities->detecting() && !CutAtSwitch(&t_new, &located)) return false;
     if (!ProjectStepEnd(t_new, located)) return false;

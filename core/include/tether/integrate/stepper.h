@@ -241,6 +241,11 @@ class Stepper {
   // True while the method finds the problem stiff for itself: the explicit pairs apply Hairer's
   // test of DOPRI5/DOP853 (embedded_runge_kutta.h). False for the other methods.
   [[nodiscard]] virtual bool seems_stiff() const { return false; }
+  // True for methods whose dense output is not held to the tolerance where their steps are
+  // (radau5: its error estimate damps the stiff components, so on a stiff problem with a
+  // smooth solution the steps outgrow what its cubic interpolant represents). Callers that
+  // sample end a step at each output time instead of interpolating.
+  [[nodiscard]] virtual bool samples_at_step_ends() const { return false; }
   [[nodiscard]] virtual std::unique_ptr<Stepper> Clone() const = 0;
   [[nodiscard]] virtual const StepperOptions& options() const = 0;
 

@@ -103,6 +103,8 @@ struct Options {
   double baumgarte_beta = 5.0;
 
   // Samples on the grid t0 + k·output_interval [s]; 0 = one sample per accepted step. ≥ 0.
+  // Grid points inside a step come from the stepper's dense output, except with radau5
+  // (integrate::Stepper::samples_at_step_ends), whose steps end at every grid point.
   double output_interval = 0.01;
   // End of the run [s], > t0; +∞ runs until cancelled.
   double t_end = 10.0;
