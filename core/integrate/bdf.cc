@@ -190,6 +190,7 @@ StepResult Bdf::Step(OdeSystem& system, double t, std::span<const double> x, dou
                 "bdf: the step h = " + Num(h) + " from t = " + Num(t) +
                     " is below the minimum step " + Num(MinStep(options_, t)));
   }
+  if (n_ == 0) return EmptyStep(t, h);
   std::string why;
   if (!EnsureEngine(system, &why)) return Fail(std::move(result), StepStatus::kUnsupported, why);
   engine_->Bind(system);
@@ -242,6 +243,15 @@ StepResult Bdf::Step(OdeSystem& system, double t, std::span<const double> x, dou
   t_end_ = t_reached;
   has_step_ = true;
   engine_live_ = true;
+  return result;
+}
+
+StepResult Bdf::EmptyStep(double t, double h) {
+  StepResult result;
+  result.h_taken = result.h_next = h;
+  t_start_ = t;
+  t_end_ = t + h;
+  has_step_ = true;
   return result;
 }
 

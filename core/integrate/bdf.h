@@ -183,6 +183,9 @@ class Bdf final : public Stepper {
   };
 
   bool EnsureEngine(OdeSystem& system, std::string* why);
+  // The step of a system with no components (a model whose variables are all algebraic and
+  // solved at each t): SUNDIALS takes no vectors of length 0, and there is nothing to advance.
+  StepResult EmptyStep(double t, double h);
   [[nodiscard]] bool Continues(double t, std::span<const double> x) const;
   // Ends the Step: no accepted step, the engine's history gone.
   StepResult Fail(StepResult result, StepStatus status, std::string message);

@@ -236,6 +236,7 @@ StepStatus Dop853::Attempt(OdeSystem& system, double t, double h, std::span<doub
 }
 
 double Dop853::ErrorNorm(double h, double e5_sum, double e3_sum) const {
+  if (n_ == 0) return 0.0;  // no component, no error (the formula below would be 0/0)
   double denominator = e5_sum + 0.01 * e3_sum;
   if (denominator <= 0.0) denominator = 1.0;  // as dop853.f: both differences vanish
   return std::abs(h) * e5_sum / std::sqrt(static_cast<double>(n_) * denominator);

@@ -231,6 +231,7 @@ void Radau5::ComputeWeights(double h) {
 
 double Radau5::WeightedRms(std::span<const double> v) const {
   // v holds one or three blocks of n components, each weighted by sc.
+  if (v.empty()) return 0.0;  // n = 0: nothing to measure (sum/size would be 0/0)
   double sum = 0.0;
   for (std::size_t block = 0; block < v.size(); block += n_) {
     for (std::size_t i = 0; i < n_; ++i) {

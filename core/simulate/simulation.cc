@@ -156,8 +156,10 @@ class ReducedOde : public integrate::OdeSystem {
 
 // How the reduced model obtains y (simulation.h, AlgebraicMode): kSolve becomes kStage for an
 // implicit method on a model with algebraic variables, which the method then solves inside
-// its stage system. Not for "auto" (`kind` is then dp5, and its explicit half needs M = I) nor
-// with inequalities (their sliding dynamics act on x alone, inequality_run.h). Nor for bdf on
+// its stage system. Not for a model without differential variables (M would be 0: nothing to
+// integrate, y is solved at each t; IDA's steps shrank to 1e-10 on x = sin t, y = x²), nor for
+// "auto" (`kind` is then dp5, and its explicit half needs M = I) nor with inequalities (their
+// sliding dynamics act on x alone, inequality_run.h). Nor for bdf on
 // a model with invariants: bdf takes a mass matrix through IDA, which has no projection hook,
 // and restarts at order 1 whenever the projection after its step moves the state by more than
 // Bdf::kIdaResumeDistance (bdf.h), as the drift off g (index 2) or off H (implicit, index ≥ 2)
@@ -169,7 +171,8 @@ reduce::AlgebraicMode ReduceMode(const model::Model& model, const Options& o,
                                  const integrate::Stepper& kind) {
   if (o.algebraic == AlgebraicMode::kOde) return reduce::AlgebraicMode::kOde;
   const reduce::Formulation& formulation = reduce::FormulationOf(model.form);
-  if (kind.implicit() && formulation.HasStageUnknowns(model) && model.inequalities.empty() &&
+  if (kind.implicit() && formulation.HasStageUnknowns(model) && !model.differential.empty() &&
+      model.inequalities.empty() &&
       !(kind.projects_internally() && formulation.HasInvariantsBesideStage(model))) {
     return reduce::AlgebraicMode::kStage;
   }
