@@ -5,10 +5,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli/connection.h"
@@ -44,6 +48,22 @@ std::string LocalServer() {
   return (address.front() == '[' ? "[::1]:" : "127.0.0.1:") + port;
 }
 
+// A count ≥ 1 that fits 64 bits, checked on the text: CLI11 converts "-5" to 2⁶⁴ − 5.
+CLI::Validator PositiveCount() {
+  return CLI::Validator(
+      [](std::string& text) {
+        std::uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (error != std::errc() || stop != end || value == 0) {
+          return "must be a whole number from 1 to " +
+                 std::to_string(std::numeric_limits<std::uint64_t>::max()) + ", not " + text;
+        }
+        return std::string();
+      },
+      "COUNT >= 1");
+}
+
 // The options of one Simulate call, shared by `run` and `sweep` (every run of a sweep takes them).
 void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
   run->add_option("MODEL", o->model, "Model name (`tether models` lists them)");
@@ -65,7 +85,8 @@ void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
       ->allow_extra_args(false);
   run->add_option("--max-step", o->max_step, "Largest step [s]; 0 = unbounded (default)");
   run->add_option("--max-steps", o->max_steps,
-                  "End the run after this many accepted steps (default 1e8)");
+                  "End the run after this many accepted steps (default 1e8)")
+      ->check(PositiveCount());
   run->add_option("--projection-tolerance", o->projection_tolerance,
                   "Scaled residual at which the Newton projection stops (default 1e-12)");
   run->add_option("--newton-iterations", o->max_newton_iterations,

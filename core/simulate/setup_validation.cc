@@ -74,6 +74,11 @@ std::vector<SetupProblem> OptionProblems(const Options& o, double t_from) {
     Add(&p, "options.step",
         "fixed step = " + Num(o.step) + " cannot advance t at " + where +
             "; must be >= the steppers' floor " + Num(step_floor) + " there");
+  } else if (const double first_floor = MinStepRelative(o) * std::max(1.0, std::abs(t_from));
+             !fixed_step && o.step > 0.0 && o.step < first_floor) {
+    Add(&p, "options.step",
+        "first step = " + Num(o.step) + " cannot advance t at t = " + Num(t_from) +
+            "; must be 0 (automatic) or >= the steppers' floor " + Num(first_floor) + " there");
   }
   if (!(o.rtol >= 1e-15 && o.rtol < 1.0)) {
     Add(&p, "options.rtol", "rtol = " + Num(o.rtol) + "; must be in [1e-15, 1)");

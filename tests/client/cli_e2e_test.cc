@@ -370,6 +370,16 @@ TEST(CliStiff, EngineOptionsAreCheckedByTheServer) {
   EXPECT_THAT(fixed_bdf.err, HasSubstr("step limit of 5 accepted steps"));
 }
 
+// A step count is checked on its text: CLI11 would turn "-5" into 2⁶⁴ − 5 and run on.
+TEST(CliExitCodes, AStepCountThatIsNoPositive64BitNumberExitsTwo) {
+  for (const char* count : {"-5", "0", "18446744073709551616", "7x"}) {
+    const ProcessResult run = Tether({"run", "pendulum", "--t-end", "1", "--max-steps", count});
+    EXPECT_EQ(run.exit_code, 2) << count << ": " << run.err;
+    EXPECT_THAT(run.err, HasSubstr(std::string("--max-steps: must be a whole number from 1 to "
+                                               "18446744073709551615, not ") + count));
+  }
+}
+
 TEST(CliExitCodes, UnreachableServerExitsThree) {
   // Nothing listens on port 1 of loopback; the CLI gives up after its short retries.
   const ProcessResult models = Tether({"--server", "127.0.0.1:1", "models"});

@@ -113,6 +113,23 @@ TEST_F(RequestSenseTest, FixedStepThatCannotAdvanceTIsRefusedWithoutErrorControl
   EXPECT_THAT(run.status.error_message(), Not(HasSubstr("error control")));
 }
 
+// An adaptive method's first step below the floor (1e-14 at t = 0) could not be tried at all:
+// the run used to fail at t = 0 with "step size underflow … (last step tried 0) … the solution
+// may be singular here". It is refused by name, and 0 (automatic) still runs.
+TEST_F(RequestSenseTest, AdaptiveFirstStepBelowTheFloorIsRefusedByName) {
+  for (const char* method : {"dp5", "dop853", "radau5", "bdf", "auto"}) {
+    v1::SimulationOptions options;
+    options.set_method(method);
+    options.set_step(1e-15);
+    const Collected run = Simulate(options);
+    EXPECT_THAT(Fields(run.status), ::testing::ElementsAre("options.step")) << method;
+    EXPECT_THAT(run.status.error_message(), HasSubstr("first step = 1e-15")) << method;
+    options.set_step(0.0);
+    const Collected automatic = Simulate(options);
+    EXPECT_TRUE(automatic.status.ok()) << method << ": " << automatic.status.error_message();
+  }
+}
+
 TEST_F(RequestSenseTest, TinyHorizonReachesItsEnd) {
   // t_end − t0 = 1e-300 is representable: one step of 1e-300 reaches it, whatever the method.
   for (const char* method : {"euler", "rk4", "dp5", "dop853", "radau5"}) {
