@@ -121,7 +121,8 @@ simulate::Status OneShotRun::Next(std::size_t max_samples, v1::Frame* frame) {
   frame->set_first_sample_index(simulation_->next_sample_index());
   // Nothing is kept, so a cancellation may cut the frame short: the flag is polled per step.
   const simulate::Status status = simulation_->Advance(
-      max_samples, [&](const simulate::Sample& s) { writer_.Append(s, frame); }, cancel_);
+      max_samples, [&](const simulate::Sample& s) { writer_.Append(s, frame); }, cancel_,
+      std::chrono::steady_clock::now() + kFrameComputeLimit);
   samples_sent_ += static_cast<std::uint64_t>(frame->t_size());
   SetProgress(t_start_, t_end_, samples_sent_,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count(),

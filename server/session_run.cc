@@ -253,13 +253,15 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
     stop_time_reached_ = stop_.StopsAfter(s.t);
   };
   simulate::Status status{simulate::Termination::kRunning, sim.time(), {}};
+  const auto return_by = std::chrono::steady_clock::now() + kFrameComputeLimit;
   if (!stop_.has_stop_time()) {
-    status = sim.Advance(max_samples, sink, cancel_);
+    status = sim.Advance(max_samples, sink, cancel_, return_by);
   } else {
     // One sample per call, so that the stream stops right after the sample that reached
     // stop_time; the run continues exactly where each call stopped (simulation.h).
-    while (block.t.size() < max_samples && !stop_time_reached_ && !status.ended()) {
-      status = sim.Advance(1, sink, cancel_);
+    while (block.t.size() < max_samples && !stop_time_reached_ && !status.ended() &&
+           (block.t.empty() || std::chrono::steady_clock::now() < return_by)) {
+      status = sim.Advance(1, sink, cancel_, return_by);
     }
   }
   samples_sent_ += block.t.size();

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -820,7 +821,10 @@ struct Simulation::Impl {
   }
 
   Status Advance(std::size_t max_samples, const std::function<void(const Sample&)>& sink,
-                 const std::atomic<bool>* cancel) {
+                 const std::atomic<bool>* cancel,
+                 std::chrono::steady_clock::time_point return_by) {
+    const bool timed = return_by != std::chrono::steady_clock::time_point::max();
+    std::uint64_t steps_unclocked = 0;
     std::size_t emitted = 0;
     if (!emitted_initial) {
       if (max_samples == 0) return status;
@@ -848,6 +852,10 @@ struct Simulation::Impl {
         cancelled.t = last_emitted;
         cancelled.message = "cancelled at t = " + Num(last_emitted);
         return cancelled;
+      }
+      if (timed && emitted > 0 && ++steps_unclocked >= Simulation::kStepsPerClockRead) {
+        steps_unclocked = 0;
+        if (std::chrono::steady_clock::now() >= return_by) return status;
       }
       if (!TakeStep()) return status;
     }
@@ -1036,10 +1044,11 @@ std::vector<double> Simulation::CurrentValues() const {
 
 Status Simulation::Advance(std::size_t max_samples,
                            const std::function<void(const Sample&)>& sink,
-                           const std::atomic<bool>* cancel) {
+                           const std::atomic<bool>* cancel,
+                           std::chrono::steady_clock::time_point return_by) {
   if (impl_->status.ended()) return impl_->status;
   const double start = ThreadCpuSeconds();
-  Status s = impl_->Advance(max_samples, sink, cancel);
+  Status s = impl_->Advance(max_samples, sink, cancel, return_by);
   impl_->statistics.cpu_seconds += ThreadCpuSeconds() - start;
   return s;
 }

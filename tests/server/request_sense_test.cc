@@ -130,6 +130,25 @@ TEST_F(RequestSenseTest, AdaptiveFirstStepBelowTheFloorIsRefusedByName) {
   }
 }
 
+// 5e6 rk4 steps with projection (about a second here) for 51 samples in frames of up to
+// 1000: without a time limit the client saw nothing until the run ended, and an interrupted
+// client got none of it. A frame now closes 0.25 s after it began once it holds a sample.
+TEST_F(RequestSenseTest, ASlowRunsFramesCloseByTimeNotOnlyWhenFull) {
+  v1::SimulateRequest request;
+  request.set_model("pendulum");
+  request.set_frame_samples(1000);
+  v1::SimulationOptions& options = *request.mutable_options();
+  options.set_method("rk4");
+  options.set_step(1e-6);
+  options.set_t_end(5.0);
+  options.set_output_interval(0.1);
+  const Collected run = RunSimulate(stub_.get(), request);
+  ASSERT_TRUE(run.status.ok()) << run.status.error_message();
+  EXPECT_EQ(run.t.size(), 51u);
+  EXPECT_GE(run.frames, 2u);
+  EXPECT_EQ(run.t.back(), 5.0);
+}
+
 TEST_F(RequestSenseTest, TinyHorizonReachesItsEnd) {
   // t_end − t0 = 1e-300 is representable: one step of 1e-300 reaches it, whatever the method.
   for (const char* method : {"euler", "rk4", "dp5", "dop853", "radau5"}) {

@@ -72,6 +72,7 @@ struct Collected {
   std::vector<double> residual_velocity;
   std::vector<double> residual_inequality;  // empty for models without inequalities
   std::vector<v1::Event> events;
+  std::size_t frames = 0;
   bool has_summary = false;
   v1::StreamSummary summary;
   grpc::Status status;
@@ -79,6 +80,7 @@ struct Collected {
 
 // Appends a frame's samples, residuals and events.
 inline void AppendFrame(const v1::Frame& f, Collected* out) {
+  ++out->frames;
   for (int i = 0; i < f.t_size(); ++i) {
     out->index.push_back(f.first_sample_index() + static_cast<std::uint64_t>(i));
   }

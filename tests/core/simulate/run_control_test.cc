@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 
 #include "core/simulate/pendulum_spec.h"
@@ -219,6 +220,29 @@ TEST(RunControl, ChunksOfSevenGiveTheSameSamplesAsOneAdvance) {
     ASSERT_EQ(pieces[i].index, i);
     ASSERT_EQ(pieces[i].t, all[i].t);
     ASSERT_EQ(pieces[i].values, all[i].values) << "sample " << i;  // bit for bit
+  }
+}
+
+// A passed `return_by` ends a call once it has a sample: within kStepsPerClockRead steps of
+// it (one sample per step here), never before the first sample; the run goes on unchanged.
+TEST(RunControl, APassedDeadlineEndsTheCallAfterItsFirstSamples) {
+  simulate::Setup setup = Seed();
+  setup.options.output_interval = 0.0;  // a sample per step
+  auto timed = CreateOrFail(setup);
+  auto untimed = CreateOrFail(setup);
+  ASSERT_TRUE(timed && untimed);
+  const auto passed = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  std::vector<Row> pieces;
+  const simulate::Status first = timed->Advance(1000, Collect(&pieces), nullptr, passed);
+  EXPECT_EQ(first.reason, Termination::kRunning);
+  EXPECT_GE(pieces.size(), 1u);
+  EXPECT_LE(pieces.size(), simulate::Simulation::kStepsPerClockRead + 1);
+  timed->Advance(1000 - pieces.size(), Collect(&pieces));
+  std::vector<Row> whole;
+  untimed->Advance(1000, Collect(&whole));
+  ASSERT_EQ(pieces.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    ASSERT_EQ(pieces[i].values, whole[i].values) << "sample " << i;  // bit for bit
   }
 }
 

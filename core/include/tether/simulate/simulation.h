@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -300,9 +301,14 @@ class Simulation {
   // flag makes Advance return kCancelled at once, but the run itself stays resumable (status()
   // remains kRunning and the next call continues exactly there), so the server can pause a
   // session by cancelling its stream. After any other terminal status, further calls return it
-  // again.
+  // again. Once this call has emitted a sample and `return_by` has passed (the clock is read
+  // every kStepsPerClockRead steps), Advance returns kRunning too: a slow run's samples need
+  // not wait for the budget to fill.
   Status Advance(std::size_t max_samples, const std::function<void(const Sample&)>& sink,
-                 const std::atomic<bool>* cancel = nullptr);
+                 const std::atomic<bool>* cancel = nullptr,
+                 std::chrono::steady_clock::time_point return_by =
+                     std::chrono::steady_clock::time_point::max());
+  static constexpr std::uint64_t kStepsPerClockRead = 16;
 
   // Changes the horizon or the output grid between Advance calls; the grid restarts at the
   // last emitted sample. A run that had reached its end continues if t_end grows.
