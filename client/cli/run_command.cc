@@ -226,11 +226,14 @@ int WriteStream(const RunCommandOptions& options, const std::string& command,
     }
   };
   double last_t = 0;
+  std::uint64_t rows = 0;
+  // Ctrl-C: stop between rows, so that the output holds only whole rows, and at once while
+  // the server is still computing a frame.
+  handlers.stop = &StopOnSignals::flag();
   handlers.on_sample = [&](const client::Sample& sample) {
     if (!output_problem.empty()) return false;  // stop: nowhere to write
-    // Ctrl-C: stop between rows, so that the output holds only whole rows.
-    if (StopOnSignals::stop_requested()) return false;
     output.Row(sample);
+    ++rows;
     last_t = sample.t;
     progress->Update(sample.t, sample.index + 1);
     return true;
@@ -251,7 +254,7 @@ int WriteStream(const RunCommandOptions& options, const std::string& command,
   }
   if (interrupted && end.cancelled_by_handler) {
     err << "tether: " << command << ": interrupted at t = " << FormatShort(last_t, 10) << " s after "
-        << end.samples << " samples (every row written is whole)\n";
+        << rows << " samples (every row written is whole)\n";
     return kExitInterrupted;
   }
   const int code = ReportEnd(err, command, end, done);

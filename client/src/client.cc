@@ -1,6 +1,7 @@
 #include "tether/client/client.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <random>
 #include <thread>
@@ -74,6 +75,20 @@ StreamEnd Client::Stream(std::string_view routing_key, const Request& request,
   Prepare(&context, options_.stream_deadline, routing_key);
   auto reader = start(&context, request);
   StreamDecoder decoder(handlers);
+  // Read blocks until a message comes: the stop flag is watched beside it.
+  std::atomic<bool> read_all{false};
+  std::thread watcher;
+  if (handlers.stop != nullptr) {
+    watcher = std::thread([&context, &read_all, stop = handlers.stop] {
+      while (!read_all.load()) {
+        if (stop->load()) {
+          context.TryCancel();
+          return;
+        }
+        std::this_thread::sleep_for(StreamHandlers::kStopPollInterval);
+      }
+    });
+  }
   v1::StateChunk chunk;
   bool reading = true;
   while (reader->Read(&chunk)) {
@@ -82,6 +97,8 @@ StreamEnd Client::Stream(std::string_view routing_key, const Request& request,
       context.TryCancel();
     }
   }
+  read_all = true;
+  if (watcher.joinable()) watcher.join();
   StreamEnd end = decoder.Finish(reader->Finish());
   end.replica = ReplicaOf(context);
   return end;

@@ -115,6 +115,10 @@ bool StreamDecoder::DeliverSamples(const v1::Frame& frame) {
   const double* data = frame.values().data();
   auto next_switch = indexed_switches_.begin();
   for (std::size_t i = 0; i < n; ++i) {
+    if (handlers_.stop != nullptr && handlers_.stop->load()) {
+      end_.cancelled_by_handler = true;
+      return false;
+    }
     const int row = static_cast<int>(i);
     Sample sample;
     sample.index = frame.first_sample_index() + i;
@@ -141,6 +145,11 @@ bool StreamDecoder::DeliverSamples(const v1::Frame& frame) {
 
 StreamEnd StreamDecoder::Finish(const grpc::Status& status) {
   StreamEnd end = std::move(end_);
+  // The stop flag cancelled the call while no frame came (Client::Stream's watcher).
+  if (handlers_.stop != nullptr && handlers_.stop->load() &&
+      status.error_code() == grpc::StatusCode::CANCELLED) {
+    end.cancelled_by_handler = true;
+  }
   if (!protocol_error_.ok()) {
     end.error = protocol_error_;
   } else if (end.cancelled_by_handler && status.error_code() == grpc::StatusCode::CANCELLED) {

@@ -1,4 +1,5 @@
 // tether::client without a server: error decoding, the frame decoder, options, retries.
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -150,6 +151,33 @@ TEST(StreamDecoder, HandlerCancelIsNotAnError) {
   EXPECT_TRUE(end.ok());
   EXPECT_TRUE(end.cancelled_by_handler);
   EXPECT_EQ(end.next_sample_index, 2U);  // samples 0 and 1 were delivered
+}
+
+TEST(StreamDecoder, ARaisedStopFlagEndsDeliveryAsAHandlerCancelDoes) {
+  std::atomic<bool> stop{false};
+  StreamHandlers handlers;
+  handlers.stop = &stop;
+  std::vector<std::uint64_t> delivered;
+  handlers.on_sample = [&](const Sample& s) {
+    delivered.push_back(s.index);
+    if (s.index == 1) stop = true;  // as a signal handler would, between two samples
+    return true;
+  };
+  StreamDecoder decoder(handlers);
+  decoder.Consume(Header({"x"}, 0));
+  EXPECT_FALSE(decoder.Consume(Frame(0, 3, 1)));
+  const StreamEnd end = decoder.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled"));
+  EXPECT_THAT(delivered, ElementsAre(0, 1));
+  EXPECT_TRUE(end.ok());
+  EXPECT_TRUE(end.cancelled_by_handler);
+  EXPECT_EQ(end.next_sample_index, 2U);
+
+  // Raised while no frame came: Client::Stream's watcher cancelled the call.
+  StreamDecoder idle(handlers);
+  idle.Consume(Header({"x"}, 0));
+  const StreamEnd idle_end = idle.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled"));
+  EXPECT_TRUE(idle_end.ok());
+  EXPECT_TRUE(idle_end.cancelled_by_handler);
 }
 
 TEST(StreamDecoder, RejectsMalformedFramesByMessage) {

@@ -3,6 +3,7 @@
 // deadline. The tests of the service's promises (LiveAnyServerTest) run twice: against an
 // in-process server and against a real tether-server process on 127.0.0.1 (TCP flow control,
 // transport buffers and the server's own threads); the rest run in-process.
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -681,6 +682,42 @@ TEST_F(LiveTest, UpdateKeepsTheHistoryBeforeIt) {
   EXPECT_EQ(updated->sample_index(), 40u);
   EXPECT_THAT(updated->message(), HasSubstr("g = 5 (was 9.81)"));
   EXPECT_NE(FindEvent(again, v1::EVENT_KIND_REPLAYED), nullptr);
+}
+
+// StreamHandlers::stop ends a call while the server computes a frame that has no sample yet
+// (rk4 with h = 1e-8 to the first grid point at t = 25: minutes): Read would block until it
+// came. The call ends as a handler's cancel does, with sample 0 delivered and no error.
+TEST_F(LiveTest, TheClientLibrarysStopFlagEndsAStreamWhileNoFrameComes) {
+  client::Client client(channel_);
+  v1::SimulateRequest request;
+  request.set_model("pendulum");
+  v1::SimulationOptions& options = *request.mutable_options();
+  options.set_method("rk4");
+  options.set_step(1e-8);
+  options.set_t_end(50.0);
+  options.set_output_interval(25.0);
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> samples{0};
+  client::StreamHandlers handlers;
+  handlers.stop = &stop;
+  handlers.on_sample = [&](const client::Sample&) {
+    ++samples;
+    return true;
+  };
+  std::thread stopper([&] {
+    // Sample 0 comes in the first frame, 0.25 s after the run began; then nothing for minutes.
+    for (int i = 0; i < 1000 && samples.load() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    stop = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const client::StreamEnd end = client.Simulate(request, handlers);
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_TRUE(end.ok()) << end.error.message;
+  EXPECT_TRUE(end.cancelled_by_handler);
+  EXPECT_EQ(end.samples, 1u);
 }
 
 // The client library: Pause from a stream's own sample handler ends the stream with OK and

@@ -3,6 +3,8 @@
 // the row-major array.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -69,6 +71,11 @@ struct StreamHandlers {
   // Sample::switches, at the sample they belong to).
   std::function<void(const v1::Event& event)> on_event;
   std::function<void(const v1::Progress& progress)> on_progress;
+  // If given, raising it (from any thread, or a signal handler) ends the call within about
+  // kStopPollInterval as on_sample returning false does, also while no frame arrives (a frame
+  // of a slow run can take the server a while).
+  const std::atomic<bool>* stop = nullptr;
+  static constexpr std::chrono::milliseconds kStopPollInterval{20};
 };
 
 // How a stream ended.
