@@ -175,7 +175,12 @@ std::string ReducedModel::DescribeNonFinite() const {
     expressions.emplace_back("rhs[" + std::to_string(i) + "]", model.rhs[i]);
   }
   for (std::size_t i = 0; i < model.constraints.size(); ++i) {
-    expressions.emplace_back("constraints[" + std::to_string(i) + "]", model.constraints[i]);
+    // The name the spec gave (an implicit model's "equations[1]", with primes where the
+    // analysis differentiated it), else the field's.
+    const bool named = i < model.constraint_names.size() && !model.constraint_names[i].empty();
+    expressions.emplace_back(named ? model.constraint_names[i]
+                                   : "constraints[" + std::to_string(i) + "]",
+                             model.constraints[i]);
   }
   constexpr std::size_t kQuoted = 60;    // characters of the expression quoted
   constexpr std::size_t kMaxNames = 8;  // names whose values are listed

@@ -68,6 +68,22 @@ TEST(NonFiniteTest, ANonFiniteForceAtInitializationIsNamedWithItsValues) {
   EXPECT_EQ(created.failure_path, "initial");
 }
 
+// An implicit model's non-finite equation is named as the spec names it, not by the
+// reduced system's field (it said constraints[1] for equations[1]).
+TEST(NonFiniteTest, AnImplicitModelsNonFiniteEquationIsNamedAsWritten) {
+  simulate::Setup setup;
+  setup.model = ParseOrDie(R"json({"name": "log_drive", "form": "implicit",
+      "variables": ["x", "y"], "equations": ["der(x) = -y", "y = log(x - 2)"],
+      "initial": {"x": 1, "y": 0}})json");
+  setup.options.t_end = 1.0;
+  const simulate::CreateResult created = simulate::Simulation::Create(setup);
+  ASSERT_TRUE(created.problems.empty());
+  ASSERT_TRUE(created.status.failed());
+  EXPECT_NE(created.status.message.find("equations[1] = 'y - log(x - 2)' is nan with"),
+            std::string::npos)
+      << created.status.message;
+}
+
 // m = −1 makes the mass matrix indefinite; with the default m = 2 the model initializes.
 TEST(NonFiniteTest, AParameterOverrideThatBreaksTheModelIsBlamed) {
   simulate::Setup setup;
