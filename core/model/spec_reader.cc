@@ -21,6 +21,7 @@
 #include "tether/model/unlisted_problems.h"
 #include "tether/expr/suggest.h"
 #include "tether/expr/parse.h"
+#include "tether/structure/jets.h"
 
 namespace tether::model {
 namespace {
@@ -177,6 +178,7 @@ class SpecReader final : public SpecReading {
     ReadSimulation(*document);
     if (problems_.empty()) Build();
     if (problems_.empty()) CheckStructure();
+    if (problems_.empty()) PlaceDerivativeInitials();
     return Finish();
   }
 
@@ -860,9 +862,41 @@ class SpecReader final : public SpecReading {
     if (initial == nullptr) return;
     for (const auto& item : initial->items()) {
       const std::string path = "initial." + item.key();
+      if (IsDerivativeOfAState(item.key())) {
+        // Placed once the analysis has said which derivatives are states or unknowns.
+        const std::optional<double> value = ReadNumber(item.value(), path);
+        if (value) derivative_initials_.push_back({path, item.key(), *value});
+        continue;
+      }
       const Variable* state = FindState(item.key(), path);
       const std::optional<double> value = ReadNumber(item.value(), path);
       if (state != nullptr && value) model_->initial[item.key()] = *value;
+    }
+  }
+
+  // der(x), der(der(x)), … of a variable, in a form written with der().
+  bool IsDerivativeOfAState(const std::string& name) const {
+    if (!spec_->derivatives()) return false;
+    const structure::JetNameParts jet = structure::SplitJetName(name);
+    if (jet.order < 1) return false;
+    const auto it = names_.find(jet.variable);
+    return it != names_.end() && it->second.states != nullptr;
+  }
+
+  // A derivative's start value (the guess consistent initialization starts its Newton from,
+  // which picks the root where the equations have several) applies to the jets the analysis
+  // made states or unknowns; a der(x) it substituted (der(x) = u) is no variable of the run.
+  void PlaceDerivativeInitials() {
+    std::set<std::string, std::less<>> jets;
+    for (const Variable* v : model_->states()) jets.insert(v->name);
+    for (const DerivativeInitial& d : derivative_initials_) {
+      if (jets.contains(d.name)) {
+        model_->initial[d.name] = d.value;
+      } else {
+        Problem(d.path, "'" + d.name + "' is no state or unknown of the analysed system (its "
+                        "equation gives it as an expression of the others: `tether describe` "
+                        "lists the variables); only those take start values");
+      }
     }
   }
 
@@ -963,6 +997,12 @@ class SpecReader final : public SpecReading {
   bool refused_ = false;  // a limit was exceeded: stop processing
   std::map<std::string, NameEntry, std::less<>> names_;
   std::set<std::string, std::less<>> undeclared_;  // declared by unknown fields
+  struct DerivativeInitial {
+    std::string path;  // "initial.der(x)"
+    std::string name;
+    double value = 0.0;
+  };
+  std::vector<DerivativeInitial> derivative_initials_;  // placed after the analysis
 
   std::vector<std::string> definition_names_;
   std::vector<std::optional<Raw>> definition_raw_;

@@ -85,5 +85,34 @@ TEST(ImplicitSpec, OutputsMayUseDerivativesOfStates) {
   EXPECT_EQ(model->context->ToString(model->outputs[1].value), "der(v)");
 }
 
+// `initial` takes start values for the derivatives the analysis made states or unknowns (the
+// pendulum's der(u), der(v)): the guess consistent initialization starts from. A der(x) it
+// substituted (der(x) = u) is refused by path, and der() of a name that is no variable is an
+// unknown variable as before.
+TEST(ImplicitSpec, InitialTakesTheDerivativesThatAreUnknowns) {
+  auto spec = testing::ImplicitPendulumSpec();
+  spec["initial"]["der(u)"] = 1.5;
+  const auto model = Read(spec.dump());
+  ASSERT_TRUE(model);
+  ASSERT_EQ(model->initial.count("der(u)"), 1u);
+  EXPECT_EQ(model->initial.at("der(u)"), 1.5);
+
+  spec["initial"]["der(x)"] = 1.0;
+  spec["initial"]["der(q)"] = 1.0;
+  const ModelResult refused = ParseModel(spec.dump());
+  ASSERT_FALSE(refused.ok());
+  std::vector<std::string> paths;
+  for (const SpecProblem& p : refused.problems) paths.push_back(p.path + ": " + p.message);
+  ASSERT_EQ(paths.size(), 1u) << refused.ErrorText();  // der(q) first: unknown variable
+  EXPECT_NE(paths[0].find("initial.der(q): unknown variable 'der(q)'"), std::string::npos)
+      << paths[0];
+  spec["initial"].erase("der(q)");
+  const ModelResult substituted = ParseModel(spec.dump());
+  ASSERT_EQ(substituted.problems.size(), 1u) << substituted.ErrorText();
+  EXPECT_EQ(substituted.problems[0].path, "initial.der(x)");
+  EXPECT_NE(substituted.problems[0].message.find("'der(x)' is no state or unknown"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tether::model

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -287,6 +288,28 @@ TEST(ImplicitForm, TestSetProblemsReachSixSignificantDigits) {
       EXPECT_LE(std::abs(y - problem.y[i]), 1e-6 * std::abs(problem.y[i]))
           << problem.model->name << " " << name;
     }
+  }
+}
+
+// sin(der(x)) = 1/2 has the roots π/6 + 2πk and 5π/6 + 2πk: consistent initialization
+// takes the one its Newton reaches from the start value of der(x), 0 unless `initial` gives
+// one. Then x = der(x)·t.
+TEST(ImplicitForm, AStartValueForADerivativePicksItsRoot) {
+  constexpr double kPi = std::numbers::pi;
+  for (const auto& [start, root] : {std::pair{0.0, kPi / 6}, std::pair{2.5, 5 * kPi / 6}}) {
+    SCOPED_TRACE(start);
+    simulate::Setup setup;
+    setup.model = ParseOrDie(R"json({"name": "sine_root", "form": "implicit",
+        "variables": ["x"], "equations": ["sin(der(x)) = 0.5"],
+        "initial": {"x": 0, "der(x)": )json" + std::to_string(start) + "}}");
+    setup.options.t_end = 1.0;
+    setup.options.output_interval = 1.0;
+    auto sim = CreateOrFail(setup);
+    ASSERT_TRUE(sim);
+    const std::vector<Row> rows = RunToEnd(*sim);
+    ASSERT_EQ(rows.back().t, 1.0);
+    EXPECT_NEAR(rows.back().values[Column(*sim, "der(x)")], root, 1e-12);
+    EXPECT_NEAR(rows.back().values[Column(*sim, "x")], root, 1e-9);
   }
 }
 
