@@ -156,18 +156,17 @@ class ReducedOde : public integrate::OdeSystem {
 };
 
 // How the reduced model obtains y (simulation.h, AlgebraicMode): kSolve becomes kStage for an
-// implicit method on a model with algebraic variables, which the method then solves inside
-// its stage system. Not for a model without differential variables (M would be 0: nothing to
-// integrate, y is solved at each t; IDA's steps shrank to 1e-10 on x = sin t, y = x²), nor for
-// "auto" (`kind` is then dp5, and its explicit half needs M = I) nor with inequalities (their
-// sliding dynamics act on x alone, inequality_run.h). Nor for bdf on
-// a model with invariants: bdf takes a mass matrix through IDA, which has no projection hook,
-// and restarts at order 1 whenever the projection after its step moves the state by more than
-// Bdf::kIdaResumeDistance (bdf.h), as the drift off g (index 2) or off H (implicit, index ≥ 2)
-// does at most steps; CVODE with its projection hook and the inner Newton is then far cheaper.
-// Measured at rtol 1e-8: the index-2 spiral (catalog index2_spiral) to t = 3 took 20999 steps
-// through IDA and 171 through CVODE (3.9 and 4.9 digits); the implicit pendulum to t = 10,
-// 3086 and 895 steps.
+// implicit method on a model with algebraic variables, which the method then solves inside its
+// stage system. Not for a model without differential variables (M would be 0: nothing to integrate,
+// y is solved at each t; IDA's steps shrank to 1e-10 on x = sin t, y = x²), nor for "auto" (`kind`
+// is then dp5, and its explicit half needs M = I) nor with inequalities (their sliding dynamics act
+// on x alone, inequality_run.h). Nor for bdf on a model with invariants: bdf takes a mass matrix
+// through IDA, which has no projection hook, and restarts at order 1 whenever the projection after
+// its step moves the state by more than Bdf::kIdaResumeDistance (bdf.h), as the drift off g (index
+// 2) or off H (implicit, index ≥ 2) does at most steps; CVODE with its projection hook and the
+// inner Newton is then far cheaper. Measured at rtol 1e-8: the index-2 spiral (catalog
+// index2_spiral) to t = 3 took 20999 steps through IDA and 171 through CVODE (3.9 and 4.9 digits);
+// the implicit pendulum to t = 10, 3086 and 895 steps.
 reduce::AlgebraicMode ReduceMode(const model::Model& model, const Options& o,
                                  const integrate::Stepper& kind) {
   if (o.algebraic == AlgebraicMode::kOde) return reduce::AlgebraicMode::kOde;
@@ -710,10 +709,10 @@ struct Simulation::Impl {
     const integrate::StepResult r = StepOnce(h);
     if (!Accepted(r)) return false;
     double t_new = t + r.h_taken;
-    if (lands_on && (r.h_taken == h || std::abs(landing - t_new) <= kLandingRounding *
-                                                                     std::max(std::abs(landing), h))) {
-      t_new = landing;
-    }
+    const bool reached =
+        r.h_taken == h ||
+        std::abs(landing - t_new) <= kLandingRounding * std::max(std::abs(landing), h);
+    if (lands_on && reached) t_new = landing;
     std::optional<SwitchEvent> located;
     if (inequalities && inequalities->detecting() && !CutAtSwitch(&t_new, &located)) return false;
     if (!ProjectStepEnd(t_new, located)) return false;

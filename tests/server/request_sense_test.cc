@@ -113,9 +113,9 @@ TEST_F(RequestSenseTest, FixedStepThatCannotAdvanceTIsRefusedWithoutErrorControl
   EXPECT_THAT(run.status.error_message(), Not(HasSubstr("error control")));
 }
 
-// An adaptive method's first step below the floor (1e-14 at t = 0) could not be tried at all:
-// the run used to fail at t = 0 with "step size underflow … (last step tried 0) … the solution
-// may be singular here". It is refused by name, and 0 (automatic) still runs.
+// An adaptive method's first step below the floor (1e-14 at t = 0) cannot be tried at all, and
+// a run would fail at t = 0 blaming the solution ("step size underflow … (last step tried 0)").
+// It is refused by name, and 0 (automatic) still runs.
 TEST_F(RequestSenseTest, AdaptiveFirstStepBelowTheFloorIsRefusedByName) {
   for (const char* method : {"dp5", "dop853", "radau5", "bdf", "auto"}) {
     v1::SimulationOptions options;
@@ -131,8 +131,8 @@ TEST_F(RequestSenseTest, AdaptiveFirstStepBelowTheFloorIsRefusedByName) {
 }
 
 // 5e6 rk4 steps with projection (about a second here) for 51 samples in frames of up to
-// 1000: without a time limit the client saw nothing until the run ended, and an interrupted
-// client got none of it. A frame now closes 0.25 s after it began once it holds a sample.
+// 1000: a frame closes 0.25 s after it began once it holds a sample, so the client sees the
+// run as it goes (and an interrupted client keeps what came), not all of it at the end.
 TEST_F(RequestSenseTest, ASlowRunsFramesCloseByTimeNotOnlyWhenFull) {
   v1::SimulateRequest request;
   request.set_model("pendulum");

@@ -103,8 +103,9 @@ TEST_P(CatalogRun, RunsToItsEndOnTheManifold) {
 
 // Every catalog model by every implicit method at the default tolerances, sampled on its own
 // grid: each run reaches t_end with a sample at every grid point. radau5 ends a step at every
-// grid point, and a step can then fall short of one by an ulp (it keeps its h to reuse its
-// factors); Robertson's run once failed at t = 14.4 that way, on a step below the floor.
+// grid point, and a step can fall short of one by an ulp (it keeps its h to reuse its factors):
+// such a step lands on the grid point, or the next one would be below the floor (Robertson,
+// t = 14.4).
 TEST(CatalogImplicitMethods, EveryModelRunsToItsEndOnItsGrid) {
   for (const model::CatalogEntry& entry : model::BuiltinCatalog()) {
     const model::ModelResult parsed = model::ParseModel(entry.json);

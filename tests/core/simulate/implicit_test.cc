@@ -314,13 +314,12 @@ TEST(ImplicitForm, AStartValueForADerivativePicksItsRoot) {
 }
 
 // The transistor amplifier by radau5 at rtol = atol = 1e-8 and 1e-10. Its stage system has the
-// derivatives der(y_k) as unknowns; measured in their own weights, their Newton increments
-// stalled at rounding level near the transistors' exponentials, and at 1e-10 the transistor
-// amplifier failed at t = 0.0131 (step size underflow). Order 5 with local errors ≤ rtol over
-// about 10⁴ steps of a circuit that damps its errors: 100·rtol relative bounds the end error
-// (measured ≤ 15·rtol). And on this mildly stiff circuit, sampled 400 times per 0.2 s, radau5
-// takes about as many steps as dp5 (5192 and 4792 at 1e-8; 10781 when der(y_k) carried their
-// own weights).
+// derivatives der(y_k) as unknowns, weighed by y_k (radau5.h): in their own weights their Newton
+// increments stall at rounding level near the transistors' exponentials (at 1e-10: step size
+// underflow at t = 0.0131). Order 5 with local errors ≤ rtol over about 10⁴ steps of a circuit
+// that damps its errors: 100·rtol relative bounds the end error (measured ≤ 15·rtol). And on
+// this mildly stiff circuit, sampled 400 times per 0.2 s, radau5 takes about as many steps as
+// dp5 (5192 and 4792 at 1e-8; 10781 in the derivatives' own weights).
 TEST(ImplicitForm, Radau5ReachesTheTransistorAmplifierReferenceAtTightTolerances) {
   const Reference transistor = TransistorAmplifier();
   const auto run = [&](const std::string& method, double rtol, std::vector<double>* end) {

@@ -68,8 +68,8 @@ TEST(NonFiniteTest, ANonFiniteForceAtInitializationIsNamedWithItsValues) {
   EXPECT_EQ(created.failure_path, "initial");
 }
 
-// An implicit model's non-finite equation is named as the spec names it, not by the
-// reduced system's field (it said constraints[1] for equations[1]).
+// An implicit model's non-finite equation is named as the spec names it (equations[1]), not by
+// the reduced system's field (constraints[1]).
 TEST(NonFiniteTest, AnImplicitModelsNonFiniteEquationIsNamedAsWritten) {
   simulate::Setup setup;
   setup.model = ParseOrDie(R"json({"name": "log_drive", "form": "implicit",
