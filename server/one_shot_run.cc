@@ -117,12 +117,14 @@ grpc::Status OneShotRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
   return grpc::Status::OK;
 }
 
-simulate::Status OneShotRun::Next(std::size_t max_samples, v1::Frame* frame) {
+simulate::Status OneShotRun::Next(std::size_t max_samples,
+                                  std::chrono::steady_clock::time_point return_by,
+                                  v1::Frame* frame) {
   frame->set_first_sample_index(simulation_->next_sample_index());
   // Nothing is kept, so a cancellation may cut the frame short: the flag is polled per step.
   const simulate::Status status = simulation_->Advance(
       max_samples, [&](const simulate::Sample& s) { writer_.Append(s, frame); }, cancel_,
-      std::chrono::steady_clock::now() + kFrameComputeLimit);
+      return_by);
   samples_sent_ += static_cast<std::uint64_t>(frame->t_size());
   SetProgress(t_start_, t_end_, samples_sent_,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count(),

@@ -20,7 +20,8 @@ class OneShotRun final : public RunSource {
              std::uint64_t max_samples);
 
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
-  simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
+  simulate::Status Next(std::size_t max_samples, std::chrono::steady_clock::time_point return_by,
+                        v1::Frame* frame) override;
   void Delivered(const v1::Frame& /*frame*/) override {}
   grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) override;
   [[nodiscard]] simulate::Statistics Work() const override {

@@ -39,12 +39,11 @@ class RunSource {
     return std::chrono::milliseconds{0};
   }
   // On a worker: appends at most `max_samples` samples to `frame` (may be none) and returns
-  // kRunning to go on, or how the run ended. A frame that holds a sample closes once
-  // kFrameComputeLimit has passed since Next began, full or not.
-  virtual simulate::Status Next(std::size_t max_samples, v1::Frame* frame) = 0;
-  // How long a frame's samples may wait for the rest of it: a slow run (seconds per sample)
-  // still reaches its client sample by sample, and a Ctrl-C loses at most this much of it.
-  static constexpr std::chrono::milliseconds kFrameComputeLimit{250};
+  // kRunning to go on, or how the run ended. A source that computes also returns once the
+  // frame holds a sample and `return_by` has passed, full or not.
+  virtual simulate::Status Next(std::size_t max_samples,
+                                std::chrono::steady_clock::time_point return_by,
+                                v1::Frame* frame) = 0;
   // The write of `frame` completed (the transport accepted it).
   virtual void Delivered(const v1::Frame& frame) = 0;
   // After Next returned kRunning with an empty frame: true if the source arranged for `wake`

@@ -146,7 +146,9 @@ grpc::Status SessionRun::ApplyHorizon(v1::StreamHeader* header) {
   return grpc::Status::OK;
 }
 
-simulate::Status SessionRun::Next(std::size_t max_samples, v1::Frame* frame) {
+simulate::Status SessionRun::Next(std::size_t max_samples,
+                                  std::chrono::steady_clock::time_point return_by,
+                                  v1::Frame* frame) {
   ControlCommand command;
   {
     std::lock_guard lock(session_->mutex);
@@ -159,7 +161,7 @@ simulate::Status SessionRun::Next(std::size_t max_samples, v1::Frame* frame) {
   if (replay_next_ < replay_end_) {
     Replay(budget, frame);
   } else {
-    status = Advance(budget, frame);
+    status = Advance(budget, return_by, frame);
   }
   if (!frame->t().empty()) t_last_sent_ = frame->t(frame->t_size() - 1);
   SetProgress(t_start_, t_end_, samples_sent_, WallSeconds(wall_start_), frame);
@@ -219,7 +221,9 @@ std::size_t SessionRun::Replay(std::size_t max_samples, v1::Frame* frame) {
   return sent;
 }
 
-simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) {
+simulate::Status SessionRun::Advance(std::size_t max_samples,
+                                     std::chrono::steady_clock::time_point return_by,
+                                     v1::Frame* frame) {
   simulate::Simulation& sim = *session_->simulation;
   SampleBlock block;
   block.inequalities = !sim.model().inequalities.empty();
@@ -253,7 +257,6 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
     stop_time_reached_ = stop_.StopsAfter(s.t);
   };
   simulate::Status status{simulate::Termination::kRunning, sim.time(), {}};
-  const auto return_by = std::chrono::steady_clock::now() + kFrameComputeLimit;
   if (!stop_.has_stop_time()) {
     status = sim.Advance(max_samples, sink, cancel_, return_by);
   } else {
@@ -261,7 +264,7 @@ simulate::Status SessionRun::Advance(std::size_t max_samples, v1::Frame* frame) 
     // stop_time; the run continues exactly where each call stopped (simulation.h).
     while (block.t.size() < max_samples && !stop_time_reached_ && !status.ended() &&
            (block.t.empty() || std::chrono::steady_clock::now() < return_by)) {
-      status = sim.Advance(1, sink, cancel_, return_by);
+      status = sim.Advance(1, sink, cancel_);
     }
   }
   samples_sent_ += block.t.size();

@@ -25,7 +25,8 @@ class SessionRun final : public RunSource {
   // without holding a worker: the stream asks again after kRetryInterval.
   std::chrono::milliseconds RetryBeginIn(std::chrono::milliseconds waited) override;
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
-  simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
+  simulate::Status Next(std::size_t max_samples, std::chrono::steady_clock::time_point return_by,
+                        v1::Frame* frame) override;
   void Delivered(const v1::Frame& frame) override;
   grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) override;
   [[nodiscard]] simulate::Statistics Work() const override;
@@ -38,7 +39,8 @@ class SessionRun final : public RunSource {
   // may touch the run while the stream is open).
   void ApplyChange(const ControlCommand& command);
   std::size_t Replay(std::size_t max_samples, v1::Frame* frame);
-  simulate::Status Advance(std::size_t max_samples, v1::Frame* frame);
+  simulate::Status Advance(std::size_t max_samples,
+                           std::chrono::steady_clock::time_point return_by, v1::Frame* frame);
   // Ends the stream at the frame boundary after the samples sent so far: TERMINATION_PAUSED.
   simulate::Status Pause(const std::string& cause, const v1::Frame& frame);
 

@@ -133,7 +133,8 @@ bool StreamDriver::ComputeFrame() {
   const int index = TakeFreeChunk();
   v1::StateChunk& chunk = Chunk(index);
   v1::Frame* frame = chunk.mutable_frame();
-  const simulate::Status status = source_->Next(settings_.frame_samples, frame);
+  const simulate::Status status = source_->Next(
+      settings_.frame_samples, std::chrono::steady_clock::now() + kFrameComputeLimit, frame);
   if (status.ended()) {
     ended_ = true;
     end_ = status;

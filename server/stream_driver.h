@@ -50,6 +50,11 @@ struct StreamCounters {
 
 class StreamDriver {
  public:
+  // How long a frame's samples may wait for the rest of it (RunSource::Next's return_by): a
+  // slow run (seconds per sample) still reaches its client sample by sample, and a client that
+  // cancels loses at most this much of it.
+  static constexpr std::chrono::milliseconds kFrameComputeLimit{250};
+
   struct Settings {
     std::size_t frame_samples = 256;  // samples per frame, ≥ 1
     double realtime_factor = 0.0;     // simulated s per wall-clock s; 0 = unpaced

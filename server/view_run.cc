@@ -54,7 +54,9 @@ grpc::Status ViewRun::Begin(const std::atomic<bool>* /*cancel*/, v1::StreamHeade
   return grpc::Status::OK;
 }
 
-simulate::Status ViewRun::Next(std::size_t max_samples, v1::Frame* frame) {
+simulate::Status ViewRun::Next(std::size_t max_samples,
+                               std::chrono::steady_clock::time_point /*return_by*/,
+                               v1::Frame* frame) {
   SampleBlock block;
   std::uint64_t lost_from = next_;
   {

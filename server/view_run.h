@@ -25,7 +25,9 @@ class ViewRun final : public RunSource {
   ViewRun(std::shared_ptr<Session> session, v1::StreamStatesRequest request);
 
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
-  simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override;
+  // Sends what the driver computed: nothing to wait for, so `return_by` does not apply.
+  simulate::Status Next(std::size_t max_samples, std::chrono::steady_clock::time_point return_by,
+                        v1::Frame* frame) override;
   void Delivered(const v1::Frame& /*frame*/) override {}
   bool WaitForMore(std::function<void()> wake) override;
   grpc::Status Summarize(const simulate::Status& end, v1::StreamSummary* summary) override;

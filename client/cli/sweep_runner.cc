@@ -27,8 +27,8 @@ client::StreamEnd Attempt(client::Client& client, const v1::SimulateRequest& req
     outcome->value_names = columns.names;
     if (observer != nullptr) observer->Begin(header, columns);
   };
+  handlers.stop = &stop;  // Ctrl-C cancels the call: it waits neither for the run nor a frame
   handlers.on_sample = [&](const client::Sample& sample) {
-    if (stop.load()) return false;  // cancels the call: Ctrl-C does not wait for the run's end
     outcome->last_values.assign(sample.values.begin(), sample.values.end());
     if (observer != nullptr) observer->Sample(sample);
     return true;

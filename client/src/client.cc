@@ -1,8 +1,9 @@
 #include "tether/client/client.h"
 
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -75,17 +76,21 @@ StreamEnd Client::Stream(std::string_view routing_key, const Request& request,
   Prepare(&context, options_.stream_deadline, routing_key);
   auto reader = start(&context, request);
   StreamDecoder decoder(handlers);
-  // Read blocks until a message comes: the stop flag is watched beside it.
-  std::atomic<bool> read_all{false};
+  // Read blocks until a message comes: the stop flag is watched beside it, and the watcher is
+  // woken when the stream has been read (no wait for its next poll).
+  std::mutex mutex;
+  std::condition_variable read_all_cv;
+  bool read_all = false;
   std::thread watcher;
   if (handlers.stop != nullptr) {
-    watcher = std::thread([&context, &read_all, stop = handlers.stop] {
-      while (!read_all.load()) {
+    watcher = std::thread([&, stop = handlers.stop] {
+      std::unique_lock lock(mutex);
+      while (!read_all_cv.wait_for(lock, StreamHandlers::kStopPollInterval,
+                                   [&] { return read_all; })) {
         if (stop->load()) {
           context.TryCancel();
           return;
         }
-        std::this_thread::sleep_for(StreamHandlers::kStopPollInterval);
       }
     });
   }
@@ -97,8 +102,14 @@ StreamEnd Client::Stream(std::string_view routing_key, const Request& request,
       context.TryCancel();
     }
   }
-  read_all = true;
-  if (watcher.joinable()) watcher.join();
+  if (watcher.joinable()) {
+    {
+      std::lock_guard lock(mutex);
+      read_all = true;
+    }
+    read_all_cv.notify_one();
+    watcher.join();
+  }
   StreamEnd end = decoder.Finish(reader->Finish());
   end.replica = ReplicaOf(context);
   return end;

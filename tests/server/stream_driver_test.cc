@@ -41,7 +41,8 @@ class CountingSource final : public RunSource {
     header->set_t_start(0.0);
     return grpc::Status::OK;
   }
-  simulate::Status Next(std::size_t max_samples, v1::Frame* frame) override {
+  simulate::Status Next(std::size_t max_samples, std::chrono::steady_clock::time_point,
+                        v1::Frame* frame) override {
     Inside inside(log_);
     EXPECT_EQ(max_samples, samples_);
     if (next_ == frames_) return {simulate::Termination::kReachedEnd, 0.0, ""};
