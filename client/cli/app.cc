@@ -5,17 +5,16 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "cli/connection.h"
+#include "cli/count_validator.h"
 #include "cli/exit_codes.h"
 #include "cli/model_commands.h"
 #include "cli/progress_bar.h"
@@ -48,22 +47,6 @@ std::string LocalServer() {
   return (address.front() == '[' ? "[::1]:" : "127.0.0.1:") + port;
 }
 
-// A count ≥ 1 that fits 64 bits, checked on the text: CLI11 converts "-5" to 2⁶⁴ − 5.
-CLI::Validator PositiveCount() {
-  return CLI::Validator(
-      [](std::string& text) {
-        std::uint64_t value = 0;
-        const char* end = text.data() + text.size();
-        const auto [stop, error] = std::from_chars(text.data(), end, value);
-        if (error != std::errc() || stop != end || value == 0) {
-          return "must be a whole number from 1 to " +
-                 std::to_string(std::numeric_limits<std::uint64_t>::max()) + ", not " + text;
-        }
-        return std::string();
-      },
-      "COUNT >= 1");
-}
-
 // The options of one Simulate call, shared by `run` and `sweep` (every run of a sweep takes them).
 void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
   run->add_option("MODEL", o->model, "Model name (`tether models` lists them)");
@@ -86,7 +69,7 @@ void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
   run->add_option("--max-step", o->max_step, "Largest step [s]; 0 = unbounded (default)");
   run->add_option("--max-steps", o->max_steps,
                   "End the run after this many accepted steps (default 1e8)")
-      ->check(PositiveCount());
+      ->check(WholeNumberIn(1));
   run->add_option("--projection-tolerance", o->projection_tolerance,
                   "Scaled residual at which the Newton projection stops (default 1e-12)");
   run->add_option("--newton-iterations", o->max_newton_iterations,
@@ -155,15 +138,19 @@ void AddStreamOptions(CLI::App* command, StreamCommandOptions* o, std::string* s
   command->add_option("--columns", o->columns, "Columns to write, comma-separated (default all)")
       ->delimiter(',')
       ->allow_extra_args(false);
-  command->add_option("--frame-samples", o->frame_samples,
-                      "Samples per frame on the wire (default: the server's, 256)");
+  command
+      ->add_option("--frame-samples", o->frame_samples,
+                   "Samples per frame on the wire (default: the server's, 256)")
+      ->check(WholeNumberIn(0, std::numeric_limits<std::uint32_t>::max()));
   command->add_option("--from-index", o->from_index,
                       "First sample to write, replayed from the server's history if already "
                       "computed (stream: default the session's next sample; view: the session's "
-                      "current end)");
+                      "current end)")
+      ->check(WholeNumberIn(0));
   command->add_option("--max-samples", o->max_samples,
                       "Pause after this many samples, >= 1: the stream ends at a frame boundary "
-                      "with nothing lost, and the next `tether stream` continues there");
+                      "with nothing lost, and the next `tether stream` continues there")
+      ->check(WholeNumberIn(1));
   command->add_option("--stop-time", o->stop_time,
                       "Pause after the first sample with t >= this [s] (moves neither the output "
                       "grid nor a step: the samples equal an uninterrupted run's)");

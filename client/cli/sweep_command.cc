@@ -19,6 +19,7 @@
 #include <mutex>
 
 #include "cli/connection.h"
+#include "cli/count_validator.h"
 #include "cli/exit_codes.h"
 #include "cli/number_format.h"
 #include "cli/progress_bar.h"
@@ -338,8 +339,10 @@ void AddSweepOptions(CLI::App* sweep, SweepCommandOptions* o, std::string* forma
       ->add_option("--latin", d.latin,
                    "Latin-hypercube dimension NAME=LO:HI (repeatable; needs --samples)")
       ->allow_extra_args(false);
-  sweep->add_option("--samples", d.samples, "Latin hypercube: number of samples (runs), >= 1");
+  sweep->add_option("--samples", d.samples, "Latin hypercube: number of samples (runs), >= 1")
+      ->check(WholeNumberIn(1));
   sweep->add_option("--seed", d.seed, "Latin hypercube: seed of its SplitMix64 generator")
+      ->check(WholeNumberIn(0))
       ->capture_default_str();
   sweep
       ->add_option("--from", d.from_file, "CSV of parameter sets: a header of names, a row per run")
@@ -358,6 +361,7 @@ void AddSweepOptions(CLI::App* sweep, SweepCommandOptions* o, std::string* forma
       ->delimiter(',')
       ->capture_default_str();
   sweep->add_option("--concurrency", o->runner.concurrency, "Runs in flight at once")
+      ->check(WholeNumberIn(1))
       ->capture_default_str();
   sweep
       ->add_option("--max-attempts", o->runner.max_attempts,

@@ -54,6 +54,8 @@ class DesignBuilder {
   void AddLatin(const std::string& spec);
   void AddTable(const std::string& path);
   void SampleHypercube(std::optional<std::size_t> samples, std::uint64_t seed);
+  // The number of runs Build would make, or kMaxSweepRuns + 1 for any number above the limit.
+  [[nodiscard]] std::size_t RunCount() const;
   SweepDesign Build() const;
 
  private:
@@ -93,8 +95,9 @@ void DesignBuilder::AddGrid(const std::string& spec) {
   if (!ParseNumber(fields[0], &start) || !ParseNumber(fields[1], &stop)) {
     return Problem(flag + ": START and STOP must be finite numbers");
   }
-  if (!ParseCount(fields[2], &n) || n < 1) {
-    return Problem(flag + ": N = '" + fields[2] + "'; must be an integer >= 1");
+  if (!ParseCount(fields[2], &n) || n < 1 || n > kMaxSweepRuns) {
+    return Problem(flag + ": N = '" + fields[2] + "'; must be an integer from 1 to " +
+                   std::to_string(kMaxSweepRuns));
   }
   if (n == 1 && start != stop) return Problem(flag + ": N = 1 needs START = STOP");
   if (!Claim(name, flag)) return;
@@ -148,6 +151,10 @@ void DesignBuilder::SampleHypercube(std::optional<std::size_t> samples, std::uin
   if (!samples.has_value() || *samples < 1) {
     return Problem("--latin needs --samples N (N >= 1 runs of the hypercube)");
   }
+  if (*samples > kMaxSweepRuns) {
+    return Problem("--samples " + std::to_string(*samples) + ": a sweep has at most " +
+                   std::to_string(kMaxSweepRuns) + " runs");
+  }
   latin_rows_ = LatinHypercube(latin_, *samples, seed);
 }
 
@@ -197,6 +204,19 @@ std::vector<std::vector<double>> Product(
   return rows;
 }
 
+std::size_t DesignBuilder::RunCount() const {
+  std::vector<std::size_t> sizes;
+  for (const std::vector<double>& levels : factors_) sizes.push_back(levels.size());
+  if (!latin_.empty()) sizes.push_back(latin_rows_.size());
+  if (has_table_) sizes.push_back(table_rows_.size());
+  std::size_t runs = 1;
+  for (std::size_t size : sizes) {
+    if (size != 0 && runs > kMaxSweepRuns / size) return kMaxSweepRuns + 1;
+    runs *= size;
+  }
+  return runs;
+}
+
 SweepDesign DesignBuilder::Build() const {
   std::vector<std::vector<std::vector<double>>> blocks;
   // Each factor is a block of one-value rows: the factorial is their product.
@@ -222,6 +242,11 @@ bool BuildSweepDesign(const SweepDesignOptions& options, SweepDesign* design,
   builder.SampleHypercube(options.samples, options.seed);
   if (!options.from_file.empty()) builder.AddTable(options.from_file);
   if (problems->size() > problems_before) return false;
+  if (builder.RunCount() > kMaxSweepRuns) {
+    problems->push_back("the design has more than " + std::to_string(kMaxSweepRuns) +
+                        " runs (the product of its factors' levels, samples and rows)");
+    return false;
+  }
   *design = builder.Build();
   if (design->names.empty()) {
     problems->push_back("nothing to sweep: give --grid, --values, --latin or --from");

@@ -31,6 +31,10 @@ struct SweepDesignOptions {
   std::string from_file;               // CSV of parameter sets; empty = none
 };
 
+// A design holds at most this many runs: it is built whole before the first run starts, and ten
+// million runs at a few hundred per second already take a day or more.
+inline constexpr std::size_t kMaxSweepRuns = 10'000'000;
+
 // The runs of a sweep, in run order.
 struct SweepDesign {
   std::vector<std::string> names;         // swept parameters, in column order
@@ -40,7 +44,8 @@ struct SweepDesign {
 };
 
 // Builds the design; false with every problem listed ("--grid 'l=1:3': expected
-// NAME=START:STOP:N", "--values 'm=': no values", "parameter 'l' is given twice").
+// NAME=START:STOP:N", "--values 'm=': no values", "parameter 'l' is given twice", a design of
+// more than kMaxSweepRuns runs).
 bool BuildSweepDesign(const SweepDesignOptions& options, SweepDesign* design,
                       std::vector<std::string>* problems);
 

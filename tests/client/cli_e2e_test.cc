@@ -370,14 +370,41 @@ TEST(CliStiff, EngineOptionsAreCheckedByTheServer) {
   EXPECT_THAT(fixed_bdf.err, HasSubstr("step limit of 5 accepted steps"));
 }
 
-// A step count is checked on its text: CLI11 would turn "-5" into 2⁶⁴ − 5 and run on.
-TEST(CliExitCodes, AStepCountThatIsNoPositive64BitNumberExitsTwo) {
-  for (const char* count : {"-5", "0", "18446744073709551616", "7x"}) {
-    const ProcessResult run = Tether({"run", "pendulum", "--t-end", "1", "--max-steps", count});
-    EXPECT_EQ(run.exit_code, 2) << count << ": " << run.err;
-    EXPECT_THAT(run.err, HasSubstr(std::string("--max-steps: must be a whole number from 1 to "
-                                               "18446744073709551615, not ") + count));
+// Counts are checked on their text: CLI11 would turn "-5" into 2⁶⁴ − 5 and run on (and a sweep
+// of 2⁶⁴ − 5 Latin-hypercube samples would allocate until it aborts).
+TEST(CliExitCodes, ACountOutsideItsRangeExitsTwo) {
+  struct Case {
+    std::vector<std::string> command;  // the option last, its value appended
+    std::string range;
+  };
+  const std::string all64 = "0 to 18446744073709551615";
+  const std::string positive64 = "1 to 18446744073709551615";
+  const std::vector<Case> cases = {
+      {{"run", "pendulum", "--t-end", "1", "--max-steps"}, positive64},
+      {{"stream", "s1", "--max-samples"}, positive64},
+      {{"view", "s1", "--max-samples"}, positive64},
+      {{"stream", "s1", "--from-index"}, all64},
+      {{"view", "s1", "--from-index"}, all64},
+      {{"stream", "s1", "--frame-samples"}, "0 to 4294967295"},
+      {{"sweep", "pendulum", "--latin", "g=1:2", "--samples"}, positive64},
+      {{"sweep", "pendulum", "--latin", "g=1:2", "--samples", "2", "--seed"}, all64},
+      {{"sweep", "pendulum", "--values", "g=1,2", "--concurrency"}, positive64},
+  };
+  for (const Case& c : cases) {
+    const std::string& option = c.command.back();
+    for (const char* text : {"-5", "18446744073709551616", "7x", "0"}) {
+      if (std::string(text) == "0" && c.range.front() == '0') continue;
+      std::vector<std::string> args = c.command;
+      args.emplace_back(text);
+      const ProcessResult run = Tether(args);
+      EXPECT_EQ(run.exit_code, 2) << option << ' ' << text << ": " << run.err;
+      EXPECT_THAT(run.err, HasSubstr(option + ": must be a whole number from " + c.range +
+                                     ", not " + text));
+    }
   }
+  const ProcessResult frames = Tether({"stream", "s1", "--frame-samples", "4294967296"});
+  EXPECT_EQ(frames.exit_code, 2) << frames.err;
+  EXPECT_THAT(frames.err, HasSubstr("from 0 to 4294967295, not 4294967296"));
 }
 
 TEST(CliExitCodes, UnreachableServerExitsThree) {

@@ -78,7 +78,7 @@ TEST(SweepDesign, MalformedSpecificationsAreListedByFlag) {
   const std::vector<std::string> problems = Problems(options);
   EXPECT_THAT(problems, ElementsAre(HasSubstr("--grid 'l=1:3': expected NAME=START:STOP:N"),
                                     HasSubstr("--grid '=1:2:3': expected NAME=START:STOP:N"),
-                                    HasSubstr("--grid 'k=1:2:0': N = '0'; must be an integer >= 1"),
+                                    HasSubstr("--grid 'k=1:2:0': N = '0'; must be an integer"),
                                     HasSubstr("--grid 'q=1:2:1': N = 1 needs START = STOP"),
                                     HasSubstr("--grid 'z=a:2:3': START and STOP must be finite"),
                                     HasSubstr("--values 'm=': no values"),
@@ -105,6 +105,24 @@ TEST(SweepDesign, LatinNeedsSamplesAndSamplesNeedLatin) {
   samples_only.grid = {"l=1:2:2"};
   samples_only.samples = 3;
   EXPECT_THAT(Problems(samples_only), ElementsAre(HasSubstr("--samples: given without --latin")));
+}
+
+// The design is built whole before the first run, so its size is refused before it is built.
+TEST(SweepDesign, ADesignOfMoreThanTenMillionRunsIsRefusedUnbuilt) {
+  SweepDesignOptions huge_grid;
+  huge_grid.grid = {"l=1:2:10000001"};
+  EXPECT_THAT(Problems(huge_grid), ElementsAre(HasSubstr("must be an integer from 1 to 10000000")));
+  SweepDesignOptions huge_hypercube;
+  huge_hypercube.latin = {"g=1:2"};
+  huge_hypercube.samples = std::size_t{1} << 62;
+  EXPECT_THAT(Problems(huge_hypercube),
+              ElementsAre(HasSubstr("a sweep has at most 10000000 runs")));
+  SweepDesignOptions huge_product;  // 10⁴ × 10⁴ levels: each factor is allowed, their product not
+  huge_product.grid = {"a=1:2:10000", "b=1:2:10000"};
+  EXPECT_THAT(Problems(huge_product), ElementsAre(HasSubstr("the design has more than 10000000")));
+  SweepDesignOptions just_above;  // 1001 × 10⁴ = 10,010,000 runs
+  just_above.grid = {"a=1:2:1001", "b=1:2:10000"};
+  EXPECT_THAT(Problems(just_above), ElementsAre(HasSubstr("the design has more than 10000000")));
 }
 
 TEST(LatinHypercube, EveryStratumOnceInEveryDimension) {

@@ -192,6 +192,13 @@ class SweepTest(unittest.TestCase):
                          "--values", "l=1", check=False)
         self.assertEqual(result.returncode, 2)
         self.assertIn("'nohost' is not HOST:PORT", result.stderr)
+        # A design too large to build is refused before it is built, by both clients.
+        result = sweep("pendulum", "--grid", "l=1:3:10000", "--grid", "g=9:10:1001", check=False)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("the design has more than 10000000 runs", result.stderr)
+        with self.assertRaises(tether.TetherError) as raised:
+            self.client.sweep("pendulum", grid={"l": (1, 3, 10000), "g": (9, 10, 1001)})
+        self.assertIn("more than 10000000 runs", str(raised.exception))
 
 
 class KilledReplicaTest(unittest.TestCase):

@@ -17,6 +17,7 @@ given to the CLI and to ``client.sweep`` runs the same parameter sets in the sam
 * ``table=`` a DataFrame or CSV file, like ``--from params.csv``: one run per row, one parameter
   per column.
 * Several kinds together: the product, factorial slowest, then the hypercube, then the table.
+* A design holds at most ``MAX_RUNS`` (10 million) runs, refused before it is built.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from tether.errors import invalid_argument
 
 _MASK64 = (1 << 64) - 1
+MAX_RUNS = 10_000_000  # kMaxSweepRuns of client/cli/sweep_design.h
 
 
 class SplitMix64:
@@ -55,8 +57,8 @@ def grid_levels(name: str, start: float, stop: float, n: int) -> List[float]:
     """N levels from START to STOP inclusive (module docstring)."""
     if not (math.isfinite(start) and math.isfinite(stop)):
         raise invalid_argument(f"grid.{name}", f"START and STOP must be finite, got {start}:{stop}")
-    if n < 1:
-        raise invalid_argument(f"grid.{name}", f"N = {n}; must be >= 1")
+    if not 1 <= n <= MAX_RUNS:
+        raise invalid_argument(f"grid.{name}", f"N = {n}; must be from 1 to {MAX_RUNS}")
     if n == 1:
         if start != stop:
             raise invalid_argument(f"grid.{name}", f"N = 1 needs START = STOP, got {start}:{stop}")
@@ -68,8 +70,9 @@ def grid_levels(name: str, start: float, stop: float, n: int) -> List[float]:
 def latin_hypercube(ranges: Sequence[Tuple[str, float, float]], samples: int,
                     seed: int) -> List[List[float]]:
     """``samples`` rows over the (name, lo, hi) dimensions (module docstring)."""
-    if samples < 1:
-        raise invalid_argument("samples", f"{samples}; must be >= 1 with a Latin hypercube")
+    if not 1 <= samples <= MAX_RUNS:
+        raise invalid_argument("samples",
+                               f"{samples}; must be from 1 to {MAX_RUNS} with a Latin hypercube")
     rng = SplitMix64(seed)
     columns = []
     for name, lo, hi in ranges:
@@ -128,6 +131,12 @@ def _levels(value: Any, name: str) -> List[float]:
         raise invalid_argument(f"grid.{name}", f"{value!r}; expected (START, STOP, N)") from None
 
 
+def _refuse_above_max_runs(block_sizes: Sequence[int]) -> None:
+    if math.prod(block_sizes) > MAX_RUNS:
+        raise invalid_argument("design", f"more than {MAX_RUNS} runs (the product of the factors' "
+                               "levels, samples and rows)")
+
+
 def make_design(grid: Optional[Mapping[str, Any]] = None,
                 values: Optional[Mapping[str, Sequence[float]]] = None,
                 latin: Optional[Mapping[str, Tuple[float, float]]] = None,
@@ -151,6 +160,7 @@ def make_design(grid: Optional[Mapping[str, Any]] = None,
         if not levels:
             raise invalid_argument(f"values.{name}", "no values")
         factors.append(levels)
+    _refuse_above_max_runs([len(levels) for levels in factors])
     blocks: List[List[Tuple[float, ...]]] = [[tuple(p) for p in product(*factors)]]
     if latin:
         for name in latin:
@@ -167,5 +177,6 @@ def make_design(grid: Optional[Mapping[str, Any]] = None,
     if not names:
         raise invalid_argument("design",
                                "no parameters to sweep: give grid, values, latin or table")
+    _refuse_above_max_runs([len(block) for block in blocks])
     runs = tuple(tuple(v for part in combination for v in part) for combination in product(*blocks))
     return Design(tuple(names), runs)
