@@ -68,7 +68,8 @@ void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
       ->allow_extra_args(false);
   run->add_option("--max-step", o->max_step, "Largest step [s]; 0 = unbounded (default)");
   run->add_option("--max-steps", o->max_steps,
-                  "End the run after this many accepted steps (default 1e8)")
+                  "End the run after this many accepted steps (default 1e8), or as soon as its "
+                  "pace shows it cannot reach --t-end within them")
       ->check(WholeNumberIn(1));
   run->add_option("--projection-tolerance", o->projection_tolerance,
                   "Scaled residual at which the Newton projection stops (default 1e-12)");

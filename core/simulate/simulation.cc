@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <array>
 #include <cstdio>
 #include <limits>
 #include <string_view>
@@ -42,6 +43,17 @@ constexpr double kLandingRounding = 8.0 * std::numeric_limits<double>::epsilon()
 // A switch located closer than this (relative to max(1, |t|)) after a step's start is reached
 // by interpolation instead of a retaken step: 100 times the stepper's smallest step.
 constexpr double kShortestCut = 1e-12;
+
+// The step limit's pace check: every kPaceWindow accepted steps, t's advance over them tells
+// how many steps reaching t_end would take at that pace. Beyond what Options::max_steps still
+// allows, the run ends at once with kStepLimit instead of after max_steps: a right-hand side
+// that switches with the state (x' = −sign(x)) makes an adaptive step chatter at 1e-11 to 1e-8
+// s, and an explicit method on a stiff problem creeps at its stability limit, both for
+// minutes before the default limit of 1e8 steps ends them. A pace that would quicken after
+// the window (a fast transient longer than 2e5 steps, then slow dynamics) is misjudged: the
+// message says to raise max_steps, which moves the limit the pace is measured against.
+// Only finite horizons are checked.
+constexpr std::uint64_t kPaceWindow = 200'000;
 
 double ThreadCpuSeconds() {
   timespec ts{};
@@ -292,6 +304,9 @@ struct Simulation::Impl {
   std::uint64_t implicit_steps = 0;
   std::vector<double> jacobian_values;  // ‖∂F/∂z‖∞ of auto's check
   std::vector<double> z_explicit;       // z of the idle kSolve system, for that check
+  // The pace check's window (kPaceWindow): t and the step count where it began.
+  double pace_window_t = 0.0;
+  std::uint64_t pace_window_steps = 0;
 
   Impl() = default;
   Impl(const Impl& o)
@@ -334,7 +349,9 @@ struct Simulation::Impl {
         switch_to(o.switch_to),
         implicit_steps(o.implicit_steps),
         jacobian_values(o.jacobian_values),
-        z_explicit(o.z_explicit) {
+        z_explicit(o.z_explicit),
+        pace_window_t(o.pace_window_t),
+        pace_window_steps(o.pace_window_steps) {
     if (o.idle) {
       idle = std::make_unique<ReducedSystem>(ReducedSystem{
           std::make_unique<reduce::ReducedModel>(*o.idle->reduced), o.idle->jacobian_pattern,
@@ -344,10 +361,17 @@ struct Simulation::Impl {
 
   [[nodiscard]] const Options& options() const { return setup.options; }
 
+  // Ends the run. Notices wait for the next sample, which a failed run never emits: the
+  // message carries them instead (dp5 that detected stiffness, then met the step limit).
   bool Fail(Termination reason, std::string message) {
     status.reason = reason;
     status.t = t;
     status.message = std::move(message);
+    for (const RunNotice& notice : pending_notices) {
+      const bool sentence = !status.message.empty() && status.message.back() == '.';
+      status.message += (sentence ? " Noticed before: " : ". Noticed before: ") + notice.message;
+    }
+    pending_notices.clear();
     return false;
   }
 
@@ -698,6 +722,7 @@ struct Simulation::Impl {
       return Fail(Termination::kStepLimit, "step limit of " + std::to_string(options().max_steps) +
                                                " accepted steps reached at t = " + Num(t));
     }
+    if (statistics.steps - pace_window_steps >= kPaceWindow && !KeepsPace()) return false;
     if (!switch_to.empty() && !SwitchStepper()) return false;
     if (restart_stepper) {
       stepper->Resize(z.size());
@@ -723,6 +748,35 @@ struct Simulation::Impl {
     ++statistics.steps;
     WatchStiffness(r.h_taken);
     return true;
+  }
+
+  // The step limit's pace check (kPaceWindow) at the end of a window: false (and failed) when
+  // reaching t_end at the window's pace needs more steps than the limit leaves.
+  bool KeepsPace() {
+    const std::uint64_t window = statistics.steps - pace_window_steps;
+    const double advanced = t - pace_window_t;
+    const double span = options().t_end - t;
+    const double needed = span / advanced * static_cast<double>(window);
+    const double left = static_cast<double>(options().max_steps - statistics.steps);
+    pace_window_t = t;
+    pace_window_steps = statistics.steps;
+    // The 1% and the step of slack keep a fixed-step run whose budget suffices exactly.
+    if (!std::isfinite(span) || needed <= 1.01 * left + 1.0) return true;
+    std::array<char, 32> about{};
+    std::snprintf(about.data(), about.size(), "%.2g", needed);
+    return Fail(Termination::kStepLimit,
+                "step limit of " + std::to_string(options().max_steps) +
+                    " accepted steps out of reach at t = " + Num(t) + ": the last " +
+                    std::to_string(window) + " steps advanced t by " + Num(advanced) +
+                    ", a pace that needs about " + about.data() + " more to reach t_end = " +
+                    Num(options().t_end) + " (raise max_steps to run on). " + SlowPaceHint());
+  }
+
+  [[nodiscard]] std::string SlowPaceHint() const {
+    if (!stepper->adaptive()) return "Or choose a longer step.";
+    return "The error control keeps the step this short: a right-hand side that switches with "
+           "the state (sign, abs, min, max, a comparison) makes it chatter where the switch "
+           "condition stays near 0, and a stiff problem needs method radau5 or bdf.";
   }
 
   [[nodiscard]] bool automatic() const { return options().method == kAutoMethod; }
@@ -911,6 +965,8 @@ struct Simulation::Impl {
     t = t0;
     t_prev = t0;
     has_step = false;
+    pace_window_t = t0;
+    pace_window_steps = statistics.steps;
     grid_origin = t0;
     grid_k = 1;
     last_emitted = t0;

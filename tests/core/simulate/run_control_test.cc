@@ -202,6 +202,107 @@ TEST(Failure, ANonFiniteRightHandSideEndsWithNonFinite) {
   EXPECT_EQ(sim->CurrentValues(), rows.back().values);
 }
 
+// x' = −sign(x) from x = 1: x = 1 − t reaches 0 at t = 1, where the right-hand side switches
+// with the state and every adaptive method's step collapses (1e-11 to 1e-8 s) without end.
+SimSetup Chattering(const std::string& method) {
+  SimSetup setup;
+  setup.model = ParseOrDie(R"json({"name": "sign", "form": "index1", "differential": ["x"],
+      "rhs": ["-sign(x)"], "initial": {"x": 1}})json");
+  setup.options.method = method;
+  setup.options.t_end = 3.0;
+  setup.options.output_interval = 0.5;
+  return setup;
+}
+
+// The pace check ends a run that cannot reach t_end within its step limit after one window of
+// steps, not after the limit (minutes at the default 1e8), keeping every sample up to there.
+TEST(Failure, AChatteringRunEndsWhenItsPaceCannotReachTheEnd) {
+  for (const char* method : {"dp5", "dop853", "bdf", "auto"}) {
+    auto sim = CreateOrFail(Chattering(method));
+    ASSERT_TRUE(sim);
+    simulate::Status status;
+    const std::vector<Row> rows = RunAll(*sim, &status);
+    EXPECT_EQ(status.reason, Termination::kStepLimit) << method << ": " << status.message;
+    // At the end of the first window the smooth piece before t = 1 may still carry the pace.
+    EXPECT_EQ(sim->statistics().steps % 200'000, 0u) << method;
+    EXPECT_LE(sim->statistics().steps, 400'000u) << method;
+    EXPECT_GT(status.t, 1.0) << method;
+    EXPECT_LT(status.t, 1.01) << method;
+    EXPECT_NE(status.message.find("accepted steps out of reach at t = "), std::string::npos)
+        << status.message;
+    EXPECT_NE(status.message.find("raise max_steps to run on"), std::string::npos);
+    EXPECT_NE(status.message.find("switches with the state"), std::string::npos);
+    ASSERT_EQ(rows.size(), 3u) << method;  // t = 0, 0.5 and 1: x = 1 − t
+    EXPECT_NEAR(rows[1].values[0], 0.5, 1e-8) << method;
+  }
+}
+
+// The check measures the pace against the steps left, so a larger limit lets the same run go on.
+TEST(Failure, ALargerStepLimitLetsASlowPaceGoOn) {
+  for (const std::uint64_t max_steps : {std::uint64_t{100'000'000}, std::uint64_t{1} << 50}) {
+    SimSetup setup = Chattering("dp5");
+    setup.options.max_steps = max_steps;
+    setup.options.output_interval = 0.0;  // a sample per step: Advance's count bounds the run
+    auto sim = CreateOrFail(setup);
+    ASSERT_TRUE(sim);
+    std::uint64_t samples = 0;
+    const simulate::Status status =
+        sim->Advance(500'000, [&samples](const simulate::Sample&) { ++samples; });
+    if (max_steps == 100'000'000) {  // the default: 2e8 steps at dp5's pace are out of reach
+      EXPECT_EQ(status.reason, Termination::kStepLimit) << status.message;
+      EXPECT_LT(samples, 500'000u);
+    } else {
+      EXPECT_EQ(status.reason, Termination::kRunning) << status.message;
+      EXPECT_EQ(samples, 500'000u);
+    }
+  }
+}
+
+// Notices go out with the next sample; a run that fails before it says them in its message.
+TEST(Failure, AFailedRunsMessageCarriesTheNoticesNoSampleCarried) {
+  SimSetup setup;
+  setup.model = CatalogModel("robertson");
+  ASSERT_TRUE(setup.model);
+  setup.options.method = "dp5";
+  setup.options.t_end = 40.0;
+  setup.options.output_interval = 40.0;  // no sample between t = 0 and the end
+  setup.options.max_steps = 20'000;
+  auto sim = CreateOrFail(setup);
+  ASSERT_TRUE(sim);
+  simulate::Status status;
+  const std::vector<Row> rows = RunAll(*sim, &status);
+  EXPECT_EQ(status.reason, Termination::kStepLimit) << status.message;
+  EXPECT_EQ(rows.size(), 1u);
+  EXPECT_NE(status.message.find("step limit of 20000 accepted steps reached at t = "),
+            std::string::npos) << status.message;
+  EXPECT_NE(status.message.find(". Noticed before: stiffness detected at t = "),
+            std::string::npos) << status.message;
+}
+
+// A fixed-step run needs exactly (t_end − t0)/h steps: a limit of exactly that many passes the
+// check, one step fewer ends it at the end of its first window (t = 2 with h = 1e-5).
+TEST(Failure, AFixedStepRunsPaceIsJudgedExactly) {
+  SimSetup setup = Seed(3.0);
+  setup.options.method = "rk4";
+  setup.options.step = 1e-5;
+  setup.options.output_interval = 1.0;
+  setup.options.max_steps = 300'000;
+  auto enough = CreateOrFail(setup);
+  ASSERT_TRUE(enough);
+  simulate::Status status;
+  RunAll(*enough, &status);
+  EXPECT_EQ(status.reason, Termination::kReachedEnd) << status.message;
+  EXPECT_EQ(enough->statistics().steps, 300'000u);
+  setup.options.max_steps = 290'000;
+  auto short_of_it = CreateOrFail(setup);
+  ASSERT_TRUE(short_of_it);
+  const std::vector<Row> rows = RunAll(*short_of_it, &status);
+  EXPECT_EQ(status.reason, Termination::kStepLimit) << status.message;
+  EXPECT_NEAR(status.t, 2.0, 1e-9);
+  EXPECT_NE(status.message.find("Or choose a longer step"), std::string::npos) << status.message;
+  EXPECT_EQ(rows.size(), 3u);  // t = 0, 1, 2
+}
+
 TEST(RunControl, ChunksOfSevenGiveTheSameSamplesAsOneAdvance) {
   auto whole = CreateOrFail(Seed());
   auto chunked = CreateOrFail(Seed());

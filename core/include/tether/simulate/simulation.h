@@ -109,7 +109,9 @@ struct Options {
   double output_interval = 0.01;
   // End of the run [s], > t0; +∞ runs until cancelled.
   double t_end = 10.0;
-  // The run ends with kStepLimit after this many accepted steps. ≥ 1.
+  // The run ends with kStepLimit after this many accepted steps, or as soon as its pace over
+  // the last 2e5 steps shows that reaching t_end would take more than the steps left
+  // (simulation.cc, kPaceWindow). ≥ 1.
   std::uint64_t max_steps = 100'000'000;
 
   // Models with inequalities c(x) ≥ 0 (projected dynamical systems, shared/seeds 003).
@@ -199,7 +201,7 @@ enum class Termination {
   kSingularConstraints,  // rank-deficient constraint Jacobian / singular g_y or Φ_q M⁻¹ Φ_qᵀ
   kStepSizeUnderflow,
   kNonFinite,            // NaN or ±∞ in the state or the right-hand side
-  kStepLimit,            // Options::max_steps accepted steps
+  kStepLimit,            // Options::max_steps accepted steps, or a pace that cannot reach t_end
   kCancelled,            // the cancel flag was raised
   kChattering,           // more than Options::max_switches switches within chattering_window
 };
