@@ -108,6 +108,7 @@ void Bdf::Resize(std::size_t n) {
   n_ = n;
   x_start_.assign(n, 0.0);
   x_end_.assign(n, 0.0);
+  start_work_.assign(3 * n, 0.0);
   has_step_ = false;
   engine_live_ = false;
   taylor_ = Taylor{};
@@ -130,6 +131,30 @@ bool Bdf::Continues(double t, std::span<const double> x) const {
   // returned continues its history; a projected or otherwise moved state restarts it.
   return has_step_ && engine_live_ && engine_->resumable() && SameTime(t, t_end_) &&
          std::memcmp(x.data(), x_end_.data(), x.size() * sizeof(double)) == 0;
+}
+
+double Bdf::StartingStep(OdeSystem& system, double t, std::span<const double> x, double h,
+                         int* evaluations) {
+  if (options_.step <= 0.0 || engine_->integrator() != "CVODE") return 0.0;
+  double h_max = std::min(options_.step, h);
+  if (options_.max_step > 0.0) h_max = std::min(h_max, options_.max_step);
+  const std::span<double> work(start_work_);
+  const std::span<double> f0 = work.subspan(0, n_);
+  const std::span<double> x1 = work.subspan(n_, n_);
+  const std::span<double> f1 = work.subspan(2 * n_, n_);
+  if (EvaluateStage(system, t, x, f0, evaluations) != StepStatus::kAccepted) return h_max;
+  // Hairer's trial step (HNW I, II.4): 1e-6, or 1% of the state's scale over its rate.
+  const double d0 = WrmsNorm(x, x, x, options_);
+  const double d1 = WrmsNorm(f0, x, x, options_);
+  const double h0 = std::min((d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1, h_max);
+  for (std::size_t i = 0; i < n_; ++i) x1[i] = x[i] + h0 * f0[i];
+  if (EvaluateStage(system, t + h0, x1, f1, evaluations) != StepStatus::kAccepted) {
+    return h0;
+  }
+  for (std::size_t i = 0; i < n_; ++i) f1[i] -= f0[i];
+  const double curvature = WrmsNorm(f1, x, x, options_) / h0;  // ≈ ‖x''‖
+  if (!(curvature > 0.0)) return h_max;
+  return std::min(0.5 * std::sqrt(2.0 / curvature), h_max);
 }
 
 StepResult Bdf::Fail(StepResult result, StepStatus status, std::string message) {
@@ -202,7 +227,9 @@ StepResult Bdf::Step(OdeSystem& system, double t, std::span<const double> x, dou
   BdfCounters before;  // SUNDIALS' counters start from 0 at a restart
   if (continues) {
     before = counters_;
-  } else if (const int flag = engine_->Restart(t, x_start_, 0.0); flag < 0) {
+  } else if (const int flag = engine_->Restart(
+                 t, x_start_, StartingStep(system, t, x_start_, h, &result.evaluations));
+             flag < 0) {
     result.evaluations = static_cast<int>(engine_->counters().evaluations);
     return Failure(std::move(result), flag, t);
   }

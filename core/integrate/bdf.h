@@ -41,9 +41,9 @@
 //     (CVodeSStolerances / CVodeSVtolerances, IDA likewise). SUNDIALS' weights use |x| at
 //     the step's start, tether's WrmsNorm max(|x|, |x_new|): the same tolerance means nearly
 //     the same accuracy, not bitwise the same norm.
-//   Initial step — StepperOptions::step (CVodeSetInitStep / IDASetInitStep), used after every
-//     (re)start; 0 lets SUNDIALS estimate it (CVODE's cvHin, IDA's 0.001·|t_stop − t|
-//     limited by ‖x'‖).
+//   Initial step (CVodeSetInitStep / IDASetInitStep) after every (re)start: StepperOptions::
+//     step, for CVODE at most cvHin's estimate (StartingStep); 0 lets SUNDIALS estimate it
+//     (CVODE's cvHin, IDA's 0.001·|t_stop − t| limited by ‖x'‖).
 //   Maximum step — StepperOptions::max_step (0 = unbounded, as for SUNDIALS).
 //   Minimum step — MinStep(options, t) = min_step_relative·max(1, |t|), set before every
 //     Step, so that "give up" means the same as for the other adaptive methods.
@@ -187,6 +187,16 @@ class Bdf final : public Stepper {
   // solved at each t): SUNDIALS takes no vectors of length 0, and there is nothing to advance.
   StepResult EmptyStep(double t, double h);
   [[nodiscard]] bool Continues(double t, std::span<const double> x) const;
+  // The first step after a (re)start from (t, x) toward t + h: 0 for IDA (the engine then
+  // uses StepperOptions::step); for CVODE min(step, h, max_step, cvHin's estimate) — BDF's
+  // first step has no history, and one that ends where F(t, x) equals its start value passes
+  // the error test however wrong it is (x' = sin²(2000πt) over a first step of 1e-3 gave
+  // x = 0 instead of 5e-4). cvHin (SUNDIALS, cvode.c): the order-1 local error ½h²‖x''‖ meets
+  // the tolerance at h = √(2/‖x''‖), taken with the bias ½; ‖x''‖ from one difference
+  // quotient of F along (1, F) over Hairer's trial step. The same from the same state after
+  // any history: a restart is a true restart.
+  double StartingStep(OdeSystem& system, double t, std::span<const double> x, double h,
+                      int* evaluations);
   // Ends the Step: no accepted step, the engine's history gone.
   StepResult Fail(StepResult result, StepStatus status, std::string message);
   // Ends the Step after the SUNDIALS flag `flag` (of a step from t), with its status and
@@ -200,6 +210,7 @@ class Bdf final : public Stepper {
   bool engine_live_ = false;        // the engine holds the history of the last accepted step
   std::vector<double> x_start_;     // state at the start of the last accepted step
   std::vector<double> x_end_;       // state returned at its end
+  std::vector<double> start_work_;  // StartingStep's F(t, x), trial state and F there (3n)
   double t_start_ = 0.0;
   double t_end_ = 0.0;
   bool has_step_ = false;           // an accepted step exists (since Resize)

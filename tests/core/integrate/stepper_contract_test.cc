@@ -63,14 +63,15 @@ Expected ExpectedFor(std::string_view name) {
   if (name == "dop853") return {8, 7, 16, true, 20, 1.0};  // dop853.h: 12 + 1 + 3 stages
   // bdf.h: orders 1–5, Nordsieck interpolant of the step's order. Its first step is backward
   // Euler, local error ≈ h²/2·|x''| = h²/2·0.072 for the logistic equation at x = 0.1, below
-  // the tolerance rtol·x + atol = 1.1e-9 for h = 1e-5 (300 times), and costs 3 evaluations:
-  // F(t0) for the history, 1 for the difference-quotient Jacobian (n = 1), 1 Newton
-  // iteration (the predictor is already within the convergence test at this h).
+  // the tolerance rtol·x + atol = 1.1e-9 for h = 1e-5 (300 times), and costs 5 evaluations:
+  // 2 for the starting-step estimate (F at t0 and at Hairer's trial step; it allows 9e-5, so
+  // the step tried stays 1e-5), F(t0) for the history, 1 for the difference-quotient Jacobian
+  // (n = 1), 1 Newton iteration (the predictor is already within the convergence test).
   // bdf reports SUNDIALS' failures in StepResult::message; it sets no StepResult::failure yet
   // and ends a run of failed attempts with SUNDIALS' verdict (CV_REPTD_RHSFUNC_ERR after its
   // own count of recoverable failures → kRhsFailed or kNonFinite) rather than
   // kStepSizeUnderflow (reports_failure = false).
-  if (name == "bdf") return {5, 5, 3, false, 0, 0.0, 1e-5, false, false};
+  if (name == "bdf") return {5, 5, 5, false, 0, 0.0, 1e-5, false, false};
   if (name == "radau5") return {5, 3, 0, false, 16, 0.5};  // radau5.h: collocation, order 3
   ADD_FAILURE() << "no expectations for stepper '" << name << "'";
   return {0, 0, 0, false, 1, 1.0};
@@ -319,6 +320,11 @@ TEST_P(StepperContract, AdaptiveMethodsRecoverFromAFailingStage) {
   options.step = kEnd;
   const std::unique_ptr<Stepper> stepper = Make(options);
   if (Fixed(*stepper)) GTEST_SKIP() << "fixed-step method: see FixedStepMethodsCannotRetry";
+  if (stepper->name() == "bdf") {
+    GTEST_SKIP() << "bdf never tries the first step of " << kEnd << " that fails here: its "
+                 << "first step is at most its starting-step estimate (bdf.h, StartingStep); "
+                 << "Bdf.FailingRightHandSideIsRetriedWithSmallerSteps covers its retries";
+  }
   stepper->Resize(1);
   std::array<double, 1> x = {1.0};
   double t = 0.0;
