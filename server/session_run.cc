@@ -352,6 +352,7 @@ void SessionRun::End(const simulate::Status& end) {
   session_->last_message = reason.message;
   if (run.failed() && run.reason != simulate::Termination::kStepLimit) {
     session_->state = v1::SESSION_STATE_FAILED;
+    session_->WakeViewers();  // they end with the failure once they have its samples
   } else if (run.reason == simulate::Termination::kReachedEnd &&
              session_->delivered_end >= session_->next_index) {
     session_->state = v1::SESSION_STATE_FINISHED;

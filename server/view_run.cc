@@ -59,6 +59,7 @@ simulate::Status ViewRun::Next(std::size_t max_samples,
                                v1::Frame* frame) {
   SampleBlock block;
   std::uint64_t lost_from = next_;
+  std::optional<simulate::Status> failed;  // the session's run failed and nothing is left
   {
     std::lock_guard lock(session_->mutex);
     if (session_->deleted) {
@@ -75,6 +76,9 @@ simulate::Status ViewRun::Next(std::size_t max_samples,
     session_->history.Copy(next_, std::min<std::uint64_t>(budget, end - std::min(end, next_)),
                            columns_, &block);
     if (block.t.empty() && next_ < end) next_ = end;
+    if (session_->state == v1::SESSION_STATE_FAILED && next_ + block.t.size() >= end) {
+      failed = session_->simulation->status();
+    }
   }
   if (next_ > lost_from) {
     samples_lost_ += next_ - lost_from;
@@ -105,12 +109,18 @@ simulate::Status ViewRun::Next(std::size_t max_samples,
     return simulate::Status{simulate::Termination::kCancelled, t_last_sent_,
                             PausedMessage(next_, t_last_sent_, cause)};
   }
+  // Everything the failed run computed is sent: the viewer ends with the run's failure, as
+  // the driving stream did (a live change may revive the session; a new viewer sees that).
+  if (failed) return *failed;
   return simulate::Status{simulate::Termination::kRunning, t_last_sent_, {}};
 }
 
 bool ViewRun::WaitForMore(std::function<void()> wake) {
   std::lock_guard lock(session_->mutex);
-  if (session_->deleted || next_ < session_->history.end_index(session_->next_index)) return false;
+  if (session_->deleted || session_->state == v1::SESSION_STATE_FAILED ||
+      next_ < session_->history.end_index(session_->next_index)) {
+    return false;
+  }
   session_->waiting_viewers[this] = std::move(wake);
   return true;
 }
@@ -130,7 +140,8 @@ grpc::Status ViewRun::Summarize(const simulate::Status& end, v1::StreamSummary* 
   summary->set_max_residual_velocity(writer_.max().velocity);
   summary->set_max_residual_inequality(writer_.max().inequality.value_or(0.0));
   summary->set_samples_sent(samples_sent_);
-  return grpc::Status::OK;
+  if (deleted_ || paused_ || !end.failed()) return grpc::Status::OK;
+  return TerminationStatus(end, session_->last_residuals);  // as the driving stream's
 }
 
 void ViewRun::End(const simulate::Status& /*end*/) {

@@ -7,7 +7,8 @@
 // So a viewer costs the driver only the session lock's short copy sections and a wake-up per
 // frame, and a viewer that does not read holds at most two frames (stream_driver.h); when the history (bounded
 // by replay_bytes) drops samples the viewer has not read, it is told (EVENT_KIND_SAMPLES_LOST)
-// and continues at the oldest retained sample.
+// and continues at the oldest retained sample. When the session's run has failed, a viewer
+// that has sent every sample ends with that failure, as the driving stream did.
 #pragma once
 
 #include <cstddef>

@@ -633,6 +633,43 @@ TEST_F(LiveTest, DeletingAViewedSessionEndsItsViewers) {
   EXPECT_TRUE(got.index.empty());
 }
 
+// A viewer learns that the run it watches failed: after the samples the run computed it ends
+// with the failure, as the driving stream does, instead of waiting for samples that never
+// come; a viewer that joins the failed session ends at once the same way.
+TEST_F(LiveTest, AViewerEndsWithTheFailureOfTheRunItWatches) {
+  v1::SimulationOptions options;
+  options.set_t_end(2.0);
+  options.set_output_interval(0.1);
+  options.set_method("rk4");
+  options.set_step(0.3);  // ωh ≈ 0.6: one Newton iteration cannot project the first step
+  options.set_max_newton_iterations(1);
+  MustCreateSession("pendulum", "failing", options);
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::StreamStatesRequest view;
+  view.set_name("sessions/failing");
+  view.set_view_only(true);
+  view.set_start_sample_index(0);
+  auto reader = stub_->StreamStates(&context, view);
+  v1::StateChunk chunk;
+  ASSERT_TRUE(reader->Read(&chunk));
+  ASSERT_TRUE(chunk.has_header());
+  v1::StreamStatesRequest drive;
+  drive.set_name("sessions/failing");
+  const Collected driven = Stream(stub_.get(), drive);
+  ASSERT_FALSE(driven.status.ok());
+  Collected seen;
+  while (reader->Read(&chunk)) Add(chunk, &seen);
+  const grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), driven.status.error_code()) << status.error_message();
+  EXPECT_EQ(seen.summary.termination(), v1::TERMINATION_PROJECTION_FAILED);
+  EXPECT_THAT(seen.summary.message(), HasSubstr("projection did not converge at t = 0.3"));
+  EXPECT_EQ(seen.index, driven.index);
+  const Collected late = Stream(stub_.get(), view);
+  EXPECT_EQ(late.status.error_code(), driven.status.error_code());
+  EXPECT_EQ(late.summary.termination(), v1::TERMINATION_PROJECTION_FAILED);
+}
+
 TEST_F(LiveTest, ViewersLeaveTheHorizonToTheDriver) {
   MustCreate("watched", 1.0);
   v1::StreamStatesRequest view;
