@@ -195,7 +195,8 @@ bool InequalityRun::StartActiveSet(integrate::OdeSystem& free, double t,
   std::fill(step_mu_.begin(), step_mu_.end(), 0.0);
   // Every constraint at zero is a candidate; MakeConsistent keeps those pushed against.
   flow_.set_active(std::vector<bool>(m_, detecting()));
-  if (detecting() && !flow_.MakeConsistent(free, *set_, t, x, options_.projection_tolerance, mu_)) {
+  if (detecting() &&
+      !flow_.MakeConsistent(free, *set_, t, x, options_.projection_tolerance, mu_, true)) {
     return FlowFailure(t, "initial state");
   }
   step_active_ = flow_.active();

@@ -96,7 +96,7 @@ bool SlidingFlow::SolveMultipliers(std::span<double> mu) {
 
 bool SlidingFlow::MakeConsistent(integrate::OdeSystem& free, project::InequalityProjection& set,
                                  double t, std::span<const double> x, double tolerance,
-                                 std::span<double> mu) {
+                                 std::span<double> mu, bool zero_leaves) {
   set.EvaluateConstraints(x, c_);
   for (std::size_t i = 0; i < m_; ++i) {
     if (c_[i] > tolerance) active_[i] = false;
@@ -108,7 +108,8 @@ bool SlidingFlow::MakeConsistent(integrate::OdeSystem& free, project::Inequality
     if (!Evaluate(free, set, t, x, mu, xdot_)) return false;
     std::size_t leave = m_;
     for (std::size_t i = 0; i < m_; ++i) {
-      if (active_[i] && mu[i] < 0.0 && (leave == m_ || mu[i] < mu[leave])) leave = i;
+      const bool leaves = mu[i] < 0.0 || (zero_leaves && mu[i] == 0.0);
+      if (active_[i] && leaves && (leave == m_ || mu[i] < mu[leave])) leave = i;
     }
     if (leave < m_) {
       active_[leave] = false;

@@ -38,9 +38,13 @@ class SlidingFlow {
 
   // Makes A consistent at (t, x): constraints with c_i ≤ tolerance are candidates; the most
   // negative μ_i leaves A, else the inactive candidate pushed outward hardest (most negative
-  // ∇c_i·x') joins, until neither happens (at most 2m + 1 rounds). Leaves μ in `mu`.
+  // ∇c_i·x') joins, until neither happens (at most 2m + 1 rounds). Leaves μ in `mu`. With
+  // `zero_leaves` a μ_i of 0 (or −0) leaves too: at the start of a run nothing pushes such a
+  // constraint yet, and whether its tangent flow turns outward is the first step's to see
+  // (x' = t, x ≥ 0 from x = 0 held active would stay at 0 for that whole step).
   bool MakeConsistent(integrate::OdeSystem& free, project::InequalityProjection& set, double t,
-                      std::span<const double> x, double tolerance, std::span<double> mu);
+                      std::span<const double> x, double tolerance, std::span<double> mu,
+                      bool zero_leaves = false);
 
   // Evaluations of the free flow so far (every Evaluate and MakeConsistent round makes one).
   [[nodiscard]] std::uint64_t free_evaluations() const { return free_evaluations_; }

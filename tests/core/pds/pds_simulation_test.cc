@@ -308,6 +308,42 @@ TEST(PdsSessionTest, StartOnTheBoundaryPushedOutwardStartsSliding) {
   for (const Row& row : run.rows) EXPECT_EQ(row.y, 0.0);  // linear c: exact sliding
 }
 
+// x' = s·t, x ≥ 0 from x = 0 (y a bystander): at t = 0 the free flow is tangent (μ = 0).
+// s = 1 turns it inward at once: the constraint must not hold x through the first step (held,
+// x stayed 0 to the first step's end, an error of h²/2 for the rest of the run); exact
+// x = t²/2, no switch. s = −1 turns it outward at second order: the first step's end joins
+// the constraint, and x stays within that step's h²/2 of 0.
+TEST(PdsSessionTest, AStartOnTheBoundaryWithATangentFlowIsHeldOnlyIfPushed) {
+  const auto model = Parse(R"json({"name": "tangent", "form": "index1",
+      "parameters": {"s": 1}, "differential": ["x", "y"], "rhs": ["s*t", "0"],
+      "inequalities": ["x"], "initial": {"x": 0, "y": 0}})json");
+  for (const char* method : {"dp5", "rk4", "radau5", "bdf"}) {
+    for (const double sign : {1.0, -1.0}) {
+      SCOPED_TRACE(std::string(method) + (sign > 0 ? " inward" : " outward"));
+      simulate::Setup setup;
+      setup.model = model;
+      setup.parameters = {{"s", sign}};
+      setup.options.method = method;
+      setup.options.t_end = 1.0;
+      setup.options.output_interval = 0.25;
+      const Trace run = RunOrFail(setup);
+      ASSERT_EQ(run.rows.size(), 5u + (sign > 0 ? 0u : 1u));  // + the activation's sample
+      for (const Row& row : run.rows) {
+        if (sign > 0) {
+          EXPECT_NEAR(row.x, row.t * row.t / 2, 1e-9) << row.t;
+          EXPECT_EQ(row.active, 0.0) << row.t;
+        } else {
+          EXPECT_LE(std::abs(row.x), 1e-6) << row.t;
+          if (row.t >= 0.25) {
+            EXPECT_EQ(row.active, 1.0) << row.t;
+          }
+        }
+      }
+      EXPECT_EQ(run.events.size(), sign > 0 ? 0u : 1u);
+    }
+  }
+}
+
 TEST(PdsSessionTest, SwitchesRightAfterAStepEndAreReached) {
   // Sliding on y = 0 until μ = 1 − a eᵗ reaches 0 at t_d = −ln a. With a = e^(−0.5 + k·1e-13)
   // t_d falls within 2e-12 of the rk4 step end 0.5: a switch located a hair after a step's
