@@ -39,8 +39,9 @@ class RunSource {
     return std::chrono::milliseconds{0};
   }
   // On a worker: appends at most `max_samples` samples to `frame` (may be none) and returns
-  // kRunning to go on, or how the run ended. A source that computes also returns once the
-  // frame holds a sample and `return_by` has passed, full or not.
+  // kRunning to go on, or how the run ended. A source that computes also returns once
+  // `return_by` has passed, full or not, even empty: the stream then yields its worker to the
+  // other streams and computes on when its turn comes again.
   virtual simulate::Status Next(std::size_t max_samples,
                                 std::chrono::steady_clock::time_point return_by,
                                 v1::Frame* frame) = 0;

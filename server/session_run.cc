@@ -262,9 +262,9 @@ simulate::Status SessionRun::Advance(std::size_t max_samples,
   } else {
     // One sample per call, so that the stream stops right after the sample that reached
     // stop_time; the run continues exactly where each call stopped (simulation.h).
-    while (block.t.size() < max_samples && !stop_time_reached_ && !status.ended() &&
-           (block.t.empty() || std::chrono::steady_clock::now() < return_by)) {
-      status = sim.Advance(1, sink, cancel_);
+    while (block.t.size() < max_samples && !stop_time_reached_ && !status.ended()) {
+      status = sim.Advance(1, sink, cancel_, return_by);
+      if (std::chrono::steady_clock::now() >= return_by) break;
     }
   }
   samples_sent_ += block.t.size();

@@ -52,7 +52,8 @@ class StreamDriver {
  public:
   // How long a frame's samples may wait for the rest of it (RunSource::Next's return_by): a
   // slow run (seconds per sample) still reaches its client sample by sample, and a client that
-  // cancels loses at most this much of it.
+  // cancels loses at most this much of it. It is also a stream's time slice on its worker: a
+  // run with no sample due for minutes gives the worker to the other streams after it.
   static constexpr std::chrono::milliseconds kFrameComputeLimit{250};
 
   struct Settings {

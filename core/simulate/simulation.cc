@@ -906,7 +906,7 @@ struct Simulation::Impl {
         cancelled.message = "cancelled at t = " + Num(last_emitted);
         return cancelled;
       }
-      if (timed && emitted > 0 && ++steps_unclocked >= Simulation::kStepsPerClockRead) {
+      if (timed && ++steps_unclocked >= Simulation::kStepsPerClockRead) {
         steps_unclocked = 0;
         if (std::chrono::steady_clock::now() >= return_by) return status;
       }

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -147,6 +148,42 @@ TEST_F(RequestSenseTest, ASlowRunsFramesCloseByTimeNotOnlyWhenFull) {
   EXPECT_EQ(run.t.size(), 51u);
   EXPECT_GE(run.frames, 2u);
   EXPECT_EQ(run.t.back(), 5.0);
+}
+
+// A run with no sample due for a long time (rk4 with h = 1e-8 to its first grid point at
+// t = 0.45: 4.5e7 steps, tens of seconds) gives its worker back after each time slice: on a
+// server with one worker, a short run started beside it ends in well under a second instead of
+// waiting for that sample.
+TEST_F(RequestSenseTest, ARunWithNoSampleDueDoesNotHoldItsWorker) {
+  ServerConfig config = TestConfig();
+  config.worker_threads = 1;
+  Restart(config);
+  v1::SimulateRequest slow;
+  slow.set_model("pendulum");
+  v1::SimulationOptions& options = *slow.mutable_options();
+  options.set_method("rk4");
+  options.set_step(1e-8);
+  options.set_t_end(0.9);
+  options.set_output_interval(0.45);
+  grpc::ClientContext slow_context;
+  SetDeadline(&slow_context);
+  auto slow_reader = stub_->Simulate(&slow_context, slow);
+  v1::StateChunk chunk;
+  ASSERT_TRUE(slow_reader->Read(&chunk));  // the header: the slow run holds the worker now
+  ASSERT_TRUE(chunk.has_header());
+  v1::SimulateRequest quick;
+  quick.set_model("pendulum");
+  quick.mutable_options()->set_t_end(0.1);
+  const auto start = std::chrono::steady_clock::now();
+  const Collected run = RunSimulate(stub_.get(), quick);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(run.status.ok()) << run.status.error_message();
+  EXPECT_EQ(run.t.back(), 0.1);
+  EXPECT_LT(waited, std::chrono::seconds(5));  // a slice is 0.25 s; the slow run needs 20+
+  slow_context.TryCancel();
+  while (slow_reader->Read(&chunk)) {
+  }
+  slow_reader->Finish();
 }
 
 TEST_F(RequestSenseTest, TinyHorizonReachesItsEnd) {

@@ -303,9 +303,10 @@ class Simulation {
   // flag makes Advance return kCancelled at once, but the run itself stays resumable (status()
   // remains kRunning and the next call continues exactly there), so the server can pause a
   // session by cancelling its stream. After any other terminal status, further calls return it
-  // again. Once this call has emitted a sample and `return_by` has passed (the clock is read
-  // every kStepsPerClockRead steps), Advance returns kRunning too: a slow run's samples need
-  // not wait for the budget to fill.
+  // again. Once `return_by` has passed (the clock is read every kStepsPerClockRead steps),
+  // Advance returns kRunning too, with the samples it has, perhaps none: a slow run's samples
+  // need not wait for the budget to fill, and a server's worker is not held until a distant
+  // sample comes.
   Status Advance(std::size_t max_samples, const std::function<void(const Sample&)>& sink,
                  const std::atomic<bool>* cancel = nullptr,
                  std::chrono::steady_clock::time_point return_by =
