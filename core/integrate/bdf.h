@@ -25,7 +25,9 @@
 // components by up to its Newton tolerance. A different structure (non-square block) ends
 // the Step with kUnsupported. Components with variable_index() ≥ 2 are excluded from IDA's
 // error test (IDASetId + IDASetSuppressAlg), the standard treatment of higher-index
-// variables in IDA; index-0/1 components are all error-controlled.
+// variables in IDA, and so are derivatives kept as unknowns (derivative_of(): an error δ in
+// x_k' moves x_k by h·δ, which x_k's test sees, and a jump in x_k' would fail every step);
+// all other components are error-controlled.
 //
 // Jacobians: the system's symbolic ∂F/∂x when jacobian_pattern() is non-empty, scattered
 // into SUNDIALS' matrix; otherwise SUNDIALS' internal difference quotients (n evaluations of

@@ -116,19 +116,29 @@ bool IdaEngine::SetUpErrorControl(const OdeSystem& system, std::string* why) {
       !Check(IDASetMaxConvFails(ida_, o.max_rejections), "IDASetMaxConvFails", why)) {
     return false;
   }
-  // Index-2/3 components leave the error test (IDA's suppressalg masks the id = 0 ones; the
-  // id vector has no other use here, as IDACalcIC is not called).
+  // Index-2/3 components and the derivatives kept as unknowns (x_k' = x_i, OdeSystem::
+  // derivative_of) leave the error test (IDA's suppressalg masks the id = 0 ones; the id
+  // vector has no other use here, as IDACalcIC is not called). An error δ in such an x_i
+  // moves x_k by about h·δ, which x_k's own test sees; tested themselves, a derivative that
+  // jumps (a kink in an input: the NAND gate's pulses) fails every step down to the floor.
   const std::span<const std::uint8_t> index = system.variable_index();
-  if (std::none_of(index.begin(), index.end(), [](std::uint8_t i) { return i >= 2; })) {
-    return true;
+  const std::span<const std::uint32_t> derivative_of = system.derivative_of();
+  const auto suppressed = [&](std::size_t i) {
+    return (!index.empty() && index[i] >= 2) ||
+           (!derivative_of.empty() && derivative_of[i] != i);
+  };
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < size(); ++i) {
+    if (suppressed(i)) ++count;
   }
+  if (count == 0) return true;
   id_.reset(N_VNew_Serial(static_cast<sunindextype>(size()), context()));
   if (!id_) {
     *why = "SUNDIALS could not allocate IDA's id vector";
     return false;
   }
   const std::span<double> id = sundials::Elements(id_.get());
-  for (std::size_t i = 0; i < id.size(); ++i) id[i] = index[i] >= 2 ? 0.0 : 1.0;
+  for (std::size_t i = 0; i < id.size(); ++i) id[i] = suppressed(i) ? 0.0 : 1.0;
   return Check(IDASetId(ida_, id_.get()), "IDASetId", why) &&
          Check(IDASetSuppressAlg(ida_, SUNTRUE), "IDASetSuppressAlg", why);
 }
