@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -516,18 +517,26 @@ std::unique_ptr<HttpServer> HttpServer::Start(SessionService* service, std::stri
     http->socket_ = -1;
     return nullptr;
   }
-  http->keep_alive_ = std::thread([raw = http.get()] { raw->KeepAliveLoop(); });
+  http->watcher_ = std::thread([raw = http.get()] { raw->WatchStreams(); });
   return http;
 }
 
 HttpServer::~HttpServer() { Stop(); }
 
-void HttpServer::KeepAliveLoop() {
+void HttpServer::WatchStreams() {
+  using Clock = std::chrono::steady_clock;
   std::unique_lock lock(mutex_);
+  Clock::time_point keep_alive_due = Clock::now() + kKeepAlivePeriod;
   while (!stopping_) {
-    changed_.wait_for(lock, kKeepAlivePeriod);
+    // changed_ also tells of calls finishing: only Stop cuts the wait short.
+    changed_.wait_until(lock, Clock::now() + kClientCheckPeriod, [this] { return stopping_; });
     if (stopping_) break;
-    for (SseStream* stream : streams_) stream->KeepAlive();
+    const bool keep_alive = Clock::now() >= keep_alive_due;
+    if (keep_alive) keep_alive_due = Clock::now() + kKeepAlivePeriod;
+    for (SseStream* stream : streams_) {
+      stream->WatchClient();
+      if (keep_alive) stream->KeepAlive();
+    }
   }
 }
 
@@ -541,7 +550,7 @@ void HttpServer::Stop() {
     changed_.wait(lock, [this] { return calls_on_pool_ == 0; });
   }
   changed_.notify_all();
-  if (keep_alive_.joinable()) keep_alive_.join();
+  if (watcher_.joinable()) watcher_.join();
   if (daemon_ != nullptr) {
     {
       // Streams still suspended (computing a frame, parked) are let go: their reads end them.

@@ -38,6 +38,12 @@
 // CORS: a request whose Origin is in http_cors_origins ("*" = any) gets
 // Access-Control-Allow-Origin; OPTIONS preflights are answered for those origins; no origin
 // is allowed by default.
+//
+// Clients that leave: a stream's connection is suspended while its driver computes or waits
+// for samples, and libmicrohttpd then does not look at its socket. The listener looks instead
+// (SseStream::WatchClient, every kClientCheckPeriod), so a closed connection ends its stream,
+// and frees its place under the stream limits and its session, within that period rather than
+// at the next write, which for a viewer of an idle session never comes.
 #pragma once
 
 #include <atomic>
@@ -75,7 +81,9 @@ class HttpServer {
 
  private:
   explicit HttpServer(SessionService* service) : service_(service) {}
-  void KeepAliveLoop();
+  // Until Stop: every kClientCheckPeriod looks for clients gone, every kKeepAlivePeriod writes
+  // keep-alives to idle streams.
+  void WatchStreams();
 
   SessionService* service_;
   HttpRoutes routes_;  // from the service's google.api.http options
@@ -85,10 +93,10 @@ class HttpServer {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::set<SseStream*> streams_;  // open event streams, for keep-alives
+  std::set<SseStream*> streams_;  // open event streams, for WatchStreams
   std::size_t calls_on_pool_ = 0;  // suspended connections whose call runs on the pool
   bool stopping_ = false;
-  std::thread keep_alive_;
+  std::thread watcher_;  // WatchStreams
 };
 
 }  // namespace tether::server

@@ -1,9 +1,13 @@
 #include "sse_stream.h"
 
 #include <microhttpd.h>
+#include <sys/socket.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "http_transcoding.h"
 
@@ -58,7 +62,7 @@ ssize_t SseStream::Read(char* buffer, std::size_t max) {
 
 void SseStream::Send(const v1::StateChunk* chunk) {
   std::lock_guard lock(mutex_);
-  if (detached_) {
+  if (detached_ || client_gone_) {
     // The client left after the driver's last look; report it as a failed write, from the pool
     // (the driver must not be re-entered from its own Send).
     pool_->Post([this] { Written(false); });
@@ -96,11 +100,10 @@ void SseStream::Detached() {
   }
   // libmicrohttpd's hold keeps the object alive through these calls.
   if (!closed) {
-    if (in_flight) {
-      Written(false);  // the client went away with a chunk unsent
-    } else {
-      Cancelled();  // the driver is computing or parked: it ends at its next look
-    }
+    // The client is gone: a run computing the next frame, also one computed ahead of a write
+    // in flight, stops at its next step (it polls this flag), not at its next sample.
+    Cancelled();
+    if (in_flight) Written(false);  // with a chunk unsent
   }
   bool last = false;
   {
@@ -108,6 +111,40 @@ void SseStream::Detached() {
     last = --holders_ == 0;
   }
   if (last) Destroy();
+}
+
+namespace {
+
+// Whether the peer closed `connection`'s socket: end of file or an error on a peek that neither
+// blocks nor takes a byte.
+bool ClientClosed(MHD_Connection* connection) {
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info == nullptr) return false;
+  char byte = 0;
+  const ssize_t n = ::recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+}  // namespace
+
+void SseStream::WatchClient() {
+  bool in_flight = false;
+  {
+    // Under the lock, Detached has not run: libmicrohttpd closes the socket only after it
+    // released the response, so the descriptor is still the connection's.
+    std::lock_guard lock(mutex_);
+    if (detached_ || closed_ || client_gone_) return;
+    if (!ClientClosed(connection_)) return;
+    client_gone_ = true;
+    // What is pending cannot reach the client: its write fails now, not once libmicrohttpd's
+    // thread gets to the connection (it may be busy with another call for a while).
+    in_flight = std::exchange(write_in_flight_, false);
+    pending_.clear();
+    offset_ = 0;
+  }
+  Cancelled();
+  if (in_flight) Written(false);
 }
 
 void SseStream::KeepAlive() {

@@ -9,9 +9,12 @@
 // libmicrohttpd's thread spin). Send resumes it. So a browser that does not read holds one
 // event and the connection's buffer, and stalls only its own run.
 //
-// A suspended connection does not notice its client leaving; KeepAlive (called every
-// kKeepAlivePeriod by the listener) writes a comment line to an idle stream, which also keeps
-// proxies from closing it, and a failed write ends the stream as a cancellation.
+// A suspended connection does not notice its client leaving: libmicrohttpd does not look at
+// its socket. WatchClient (called every kClientCheckPeriod by the listener) does, and ends the
+// stream as a cancellation once the client closed it, whether the driver computes a frame,
+// waits for samples, or waits for libmicrohttpd's thread to write. KeepAlive (every
+// kKeepAlivePeriod) writes a comment line to an idle stream, which keeps proxies from closing
+// it.
 //
 // Lifetime: two holders, the driver (until it closes the call) and libmicrohttpd (until it
 // releases the response: Detached); the last to let go deletes the object, after `on_release`.
@@ -33,6 +36,10 @@ namespace tether::server {
 
 // How often an idle stream gets a keep-alive comment.
 inline constexpr std::chrono::seconds kKeepAlivePeriod{15};
+// How often a stream's socket is looked at for a client gone: the delay before a closed
+// connection frees its place under the stream limits (and its session), against one
+// non-blocking peek per stream per period.
+inline constexpr std::chrono::milliseconds kClientCheckPeriod{250};
 
 class SseStream final : public StreamDriver {
  public:
@@ -47,6 +54,10 @@ class SseStream final : public StreamDriver {
   ssize_t Read(char* buffer, std::size_t max);
   // libmicrohttpd released the response: the stream ended or the client went away.
   void Detached();
+  // Peeks at the connection's socket: a client that closed it (end of file, or an error)
+  // cancels the stream and fails the write in flight. Pipelined bytes count as a client still
+  // there.
+  void WatchClient();
   // Writes a keep-alive comment if the stream is idle (suspended with nothing pending).
   void KeepAlive();
   // The listener stops: a suspended connection is resumed and its next read with nothing
@@ -73,6 +84,7 @@ class SseStream final : public StreamDriver {
   bool closed_ = false;    // the driver closed the call: end after pending_
   bool detached_ = false;  // libmicrohttpd released the response
   bool abandoned_ = false;
+  bool client_gone_ = false;  // WatchClient saw the connection closed
   int holders_ = 2;        // the driver and libmicrohttpd
 };
 

@@ -67,13 +67,18 @@ HttpResponse ParseResponse(const std::string& raw) {
   return out;
 }
 
+// A request as curl sends it to 127.0.0.1:port; `headers` may replace Host and Content-Type.
 HttpResponse Http(int port, const std::string& method, const std::string& path,
                   const std::string& body = {}, const std::string& headers = {}) {
-  std::string request = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
-                        headers;
+  std::string request = method + " " + path + " HTTP/1.1\r\nConnection: close\r\n" + headers;
+  if (headers.find("Host:") == std::string::npos) {
+    request += "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
+  }
   if (!body.empty() || method == "POST" || method == "PATCH") {
-    request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-               "\r\n";
+    if (headers.find("Content-Type:") == std::string::npos) {
+      request += "Content-Type: application/json\r\n";
+    }
+    request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   }
   request += "\r\n" + body;
   return ParseResponse(HttpExchange(port, request));
@@ -542,15 +547,96 @@ TEST(HttpTokenTest, TokensAndTenantsAreGrpcs) {
   std::remove(file.c_str());
 }
 
+// A server in this process, `config` with its HTTP listener on 127.0.0.1; nullptr if it failed.
+std::unique_ptr<Server> StartInProcess(ServerConfig config) {
+  config.http_listen = "127.0.0.1:0";
+  std::string error;
+  std::unique_ptr<Server> server = Server::Start(config, &error);
+  EXPECT_NE(server, nullptr) << error;
+  return server;
+}
+
+// Opens an event stream at `path`, reads until its first event arrived, and closes the
+// connection; false if no event came.
+bool OpenStreamThenLeave(int port, const std::string& path) {
+  const int fd = ConnectLoopback(port);
+  if (fd < 0) return false;
+  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string raw;
+  char buffer[4096];
+  for (ssize_t n; raw.find("event: header") == std::string::npos &&
+                  (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+    raw.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return raw.find("event: header") != std::string::npos;
+}
+
+// How long a closed connection may keep its stream: the listener looks at suspended streams'
+// sockets every 0.25 s (sse_stream.h, kClientCheckPeriod); the rest is the stream's end on a
+// worker pool that a loaded test machine may keep busy.
+constexpr auto kClientGoneBound = std::chrono::seconds(2);
+
+// Calls `attempt` every 20 ms until it returns true or kClientGoneBound passed; whether it did.
+template <typename Attempt>
+bool SucceedsWithinBound(Attempt attempt) {
+  const auto deadline = std::chrono::steady_clock::now() + kClientGoneBound;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (attempt()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// A viewer of an idle session writes nothing, so no failed write tells the server its client
+// left: the listener must notice the closed socket itself and free the stream's place.
+TEST(HttpClientGoneTest, AViewerWhoseClientLeftFreesItsPlace) {
+  ServerConfig config = TestConfig();
+  config.max_streams = 1;
+  const std::unique_ptr<Server> server = StartInProcess(config);
+  ASSERT_NE(server, nullptr);
+  const int port = server->http_port();
+  ASSERT_EQ(Http(port, "POST", "/v1/sessions", ToJsonText(PendulumSession("idle", 0.5))).status,
+            200);
+  ASSERT_TRUE(OpenStreamThenLeave(port, "/v1/sessions/idle:stream?viewOnly=true"));
+  // The one place is free again once a driving stream is admitted (429 while it is held); that
+  // stream runs the session to its t_end and ends.
+  HttpResponse streamed;
+  EXPECT_TRUE(SucceedsWithinBound([&] {
+    streamed = Http(port, "GET", "/v1/sessions/idle:stream");
+    return streamed.status != 429;
+  })) << "the viewer's place is still held: " << streamed.body;
+  EXPECT_EQ(streamed.status, 200) << streamed.body;
+  EXPECT_TRUE(FromSse(ParseSse(streamed.body)).has_summary);
+}
+
+// A driver whose client leaves while the run computes towards a distant sample: the run is
+// cancelled (it polls the flag per step) and the session is free, not held until that sample.
+TEST(HttpClientGoneTest, ADriverWhoseClientLeftFreesItsSession) {
+  const std::unique_ptr<Server> server = StartInProcess(TestConfig());
+  ASSERT_NE(server, nullptr);
+  const int port = server->http_port();
+  // 10^7 fixed rk4 steps from the sample at t = 0 to the next, at t = 10: seconds of work.
+  v1::CreateSessionRequest busy = PendulumSession("busy", 20.0);
+  busy.mutable_options()->set_method("rk4");
+  busy.mutable_options()->set_step(1e-6);
+  busy.mutable_options()->set_output_interval(10.0);
+  ASSERT_EQ(Http(port, "POST", "/v1/sessions", ToJsonText(busy)).status, 200);
+  ASSERT_TRUE(OpenStreamThenLeave(port, "/v1/sessions/busy:stream"));
+  HttpResponse deleted;
+  EXPECT_TRUE(SucceedsWithinBound([&] {
+    deleted = Http(port, "DELETE", "/v1/sessions/busy");
+    return deleted.status == 200;
+  })) << "the session is still held by the stream: " << deleted.body;
+}
+
 // In process, to read the server's own frame counters: a client that stops reading (a small
 // receive buffer, never read) stalls its session's run once the socket buffers are full, and
 // the server holds at most one computed frame for it meanwhile.
 TEST(HttpSlowClientTest, AClientThatDoesNotReadStallsOnlyItsOwnRun) {
-  ServerConfig config = TestConfig();
-  config.http_listen = "127.0.0.1:0";
-  std::string error;
-  std::unique_ptr<Server> server = Server::Start(config, &error);
-  ASSERT_NE(server, nullptr) << error;
+  const std::unique_ptr<Server> server = StartInProcess(TestConfig());
+  ASSERT_NE(server, nullptr);
   const int port = server->http_port();
   ASSERT_GT(port, 0);
   ASSERT_EQ(Http(port, "POST", "/v1/sessions", ToJsonText(PendulumSession("slow", 10.0))).status, 200);
@@ -559,7 +645,8 @@ TEST(HttpSlowClientTest, AClientThatDoesNotReadStallsOnlyItsOwnRun) {
   const int fd = ConnectLoopback(port, 4096);
   ASSERT_GE(fd, 0);
   const std::string request =
-      "GET /v1/sessions/slow:stream?indefinite=true&frameSamples=64 HTTP/1.1\r\nHost: x\r\n\r\n";
+      "GET /v1/sessions/slow:stream?indefinite=true&frameSamples=64 HTTP/1.1\r\n"
+      "Host: 127.0.0.1\r\n\r\n";
   ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
 
   // The run advances until the buffers between the server and this client are full, then
