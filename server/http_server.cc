@@ -17,6 +17,7 @@
 
 #include "embedded_files.h"
 #include "errors.h"
+#include "http_guard.h"
 #include "http_transcoding.h"
 #include "session_service.h"
 #include "sse_stream.h"
@@ -69,6 +70,7 @@ constexpr std::string_view kJson = "application/json";
 // ran on the pool.
 struct Call {
   std::string body;
+  bool has_body = false;  // some body arrived (kept or, too large, dropped)
   bool too_large = false;
   bool started = false;
   bool answered = false;  // set by the pool before it resumes the connection
@@ -99,11 +101,7 @@ std::vector<std::pair<std::string, std::string>> QueryParameters(MHD_Connection*
 std::optional<std::string> AllowedOrigin(MHD_Connection* connection, const ServerConfig& config) {
   const auto origin = Header(connection, "Origin");
   if (!origin) return std::nullopt;
-  const auto& allowed = config.http_cors_origins;
-  if (std::find(allowed.begin(), allowed.end(), *origin) == allowed.end() &&
-      std::find(allowed.begin(), allowed.end(), "*") == allowed.end()) {
-    return std::nullopt;
-  }
+  if (!OriginListed(*origin, config.http_cors_origins)) return std::nullopt;
   return std::string(*origin);
 }
 
@@ -348,6 +346,12 @@ struct HttpServer::Handler {
   }
 
   MHD_Result Dispatch(std::string_view method, std::string_view path) {
+    const GuardedRequest request{method, Header(connection, MHD_HTTP_HEADER_HOST),
+                                 Header(connection, "Origin"),
+                                 Header(connection, MHD_HTTP_HEADER_CONTENT_TYPE), call->has_body};
+    if (const auto refused = Guard(request, server->loopback_, config().http_cors_origins)) {
+      return Refuse(refused->status, refused->http_status);
+    }
     if (method == "OPTIONS") return Preflight();
     if ((method == "GET" || method == "HEAD") && !server->routes_.Claims(path) &&
         path != "/healthz") {
@@ -466,6 +470,7 @@ MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url, con
   HttpServer::Handler handler{server, connection, call, std::nullopt};
   if (*upload_data_size != 0) {
     // Bodies arrive in pieces; a body over the limit is dropped and refused at its end.
+    call->has_body = true;
     if (!call->too_large) {
       const std::size_t limit = MaxBodyBytes(handler.config().max_spec_bytes);
       if (call->body.size() + *upload_data_size > limit) {
@@ -504,6 +509,7 @@ std::unique_ptr<HttpServer> HttpServer::Start(SessionService* service, std::stri
   http->routes_ = std::move(*routes);
   http->socket_ = OpenListener(config.http_listen, "http_listen", 128, &http->port_, error);
   if (http->socket_ < 0) return nullptr;
+  http->loopback_ = BoundToLoopback(http->socket_);
   const auto limit = static_cast<unsigned>(
       std::min<std::size_t>(config.max_streams + kSpareConnections, 1u << 20));
   http->daemon_ = MHD_start_daemon(

@@ -37,7 +37,10 @@
 //
 // CORS: a request whose Origin is in http_cors_origins ("*" = any) gets
 // Access-Control-Allow-Origin; OPTIONS preflights are answered for those origins; no origin
-// is allowed by default.
+// is allowed by default. Before any of this, http_guard.h refuses requests a page of another
+// site could make through a browser: a state-changing one from an origin that is neither the
+// listener's own nor allowed (403), a body that is not application/json (415), and on a
+// loopback listener a Host that does not name it (403, DNS rebinding).
 //
 // Clients that leave: a stream's connection is suspended while its driver computes or waits
 // for samples, and libmicrohttpd then does not look at its socket. The listener looks instead
@@ -90,6 +93,7 @@ class HttpServer {
   MHD_Daemon* daemon_ = nullptr;
   int socket_ = -1;
   int port_ = 0;
+  bool loopback_ = false;  // bound to a loopback address only: http_guard.h checks the Host
 
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -414,6 +414,69 @@ TEST_F(HttpTest, CorsAllowsOnlyTheListedOrigins) {
   EXPECT_EQ(listed.headers["access-control-allow-origin"], "https://dash.example");
 }
 
+// A page of another site can make a browser send a "simple" POST (text/plain, no preflight) to
+// any address: requests that change state are served to the listener's own origin and the
+// configured ones only, with JSON bodies only.
+TEST_F(HttpTest, AForeignOriginCannotChangeState) {
+  const std::string session = ToJsonText(PendulumSession("csrf", 1.0));
+  const std::string evil = "Origin: http://evil.example\r\n";
+  const HttpResponse refused = Http(http_, "POST", "/v1/sessions", session, evil);
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_EQ(FromJson<google::rpc::Status>(refused.body).code(),
+            static_cast<int>(grpc::StatusCode::PERMISSION_DENIED));
+  EXPECT_NE(refused.body.find("'http://evil.example'"), std::string::npos) << refused.body;
+  EXPECT_EQ(Http(http_, "POST", "/v1/sessions", session,
+                 evil + "Content-Type: text/plain\r\n").status, 403);
+  // An opaque origin (a sandboxed frame, a data: URL) is no allowed origin either.
+  EXPECT_EQ(Http(http_, "POST", "/v1/sessions", session, "Origin: null\r\n").status, 403);
+  EXPECT_EQ(Http(http_, "GET", "/v1/sessions/csrf").status, 404) << "refused, yet created";
+
+  // The listener's own origin (what a page it served sends) and a configured one are served.
+  const std::string own = "Origin: http://127.0.0.1:" + std::to_string(http_) + "\r\n";
+  EXPECT_EQ(Http(http_, "POST", "/v1/sessions", session, own).status, 200);
+  EXPECT_EQ(Http(http_, "POST", "/v1/sessions/csrf:control", R"({"pause":true})", evil).status,
+            403);
+  EXPECT_EQ(Http(http_, "DELETE", "/v1/sessions/csrf", {}, evil).status, 403);
+  EXPECT_EQ(Http(http_, "GET", "/v1/sessions/csrf").status, 200) << "deleted by a foreign origin";
+  const std::string listed = "Origin: https://dash.example\r\n";
+  EXPECT_EQ(Http(http_, "DELETE", "/v1/sessions/csrf", {}, listed).status, 200);
+  // Reading stays open to any origin: CORS keeps the answer from a page that is not allowed.
+  EXPECT_EQ(Http(http_, "GET", "/v1/models", {}, evil).status, 200);
+}
+
+TEST_F(HttpTest, ABodyThatIsNotJsonIsRefused) {
+  const std::string session = ToJsonText(PendulumSession("plain", 1.0));
+  const HttpResponse plain =
+      Http(http_, "POST", "/v1/sessions", session, "Content-Type: text/plain;charset=UTF-8\r\n");
+  EXPECT_EQ(plain.status, 415);
+  EXPECT_NE(plain.body.find("'text/plain;charset=UTF-8'"), std::string::npos) << plain.body;
+  // curl -d sends a form's type.
+  EXPECT_EQ(Http(http_, "POST", "/v1/sessions", session,
+                 "Content-Type: application/x-www-form-urlencoded\r\n").status, 415);
+  EXPECT_EQ(Http(http_, "GET", "/v1/sessions/plain").status, 404) << "refused, yet created";
+  EXPECT_EQ(Http(http_, "POST", "/v1/sessions", session,
+                 "Content-Type: Application/JSON; charset=utf-8\r\n").status, 200);
+}
+
+// DNS rebinding: a site whose name comes to resolve to 127.0.0.1 is same-origin with the
+// listener in the browser's eyes; its requests name that site in Host.
+TEST_F(HttpTest, ALoopbackListenerAnswersOnlyToItsOwnNames) {
+  const std::string port = std::to_string(http_);
+  const std::string evil = "Host: evil.example:" + port + "\r\n";
+  const HttpResponse rebound = Http(http_, "GET", "/v1/sessions", {}, evil);
+  EXPECT_EQ(rebound.status, 403);
+  EXPECT_NE(rebound.body.find("'evil.example:" + port + "'"), std::string::npos) << rebound.body;
+  EXPECT_EQ(Http(http_, "GET", "/", {}, evil).status, 403);
+  for (const std::string& host : {"localhost:" + port, "[::1]:" + port, "127.0.0.1:" + port,
+                                 // a relay or tunnel on another local port
+                                 std::string("localhost:9999"),
+                                 // the host of --http-cors-origin, e.g. a proxy that keeps Host
+                                 std::string("dash.example")}) {
+    EXPECT_EQ(Http(http_, "GET", "/v1/sessions", {}, "Host: " + host + "\r\n").status, 200)
+        << host;
+  }
+}
+
 TEST_F(HttpTest, AnSseStreamCarriesTheGrpcStreamsSamplesBitForBit) {
   const Collected by_grpc = TwinPendulums();
   ASSERT_TRUE(by_grpc.status.ok()) << by_grpc.status.error_message();
