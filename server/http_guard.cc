@@ -130,7 +130,7 @@ std::optional<Refusal> Guard(const GuardedRequest& request, bool loopback,
   if (loopback) {
     if (auto refused = CheckHost(request.host, cors_origins)) return refused;
   }
-  if (!IsStateChanging(request.method)) return std::nullopt;
+  if (!IsStateChanging(request.method) && !request.drives_session) return std::nullopt;
   if (auto refused = CheckOrigin(request, cors_origins)) return refused;
   return CheckContentType(request);
 }

@@ -3,7 +3,8 @@
 //
 // - Cross-site requests (CSRF): a browser sends a "simple" POST (Content-Type text/plain, no
 //   preflight) to any address, with an Origin header naming the page's origin. A state-changing
-//   request (POST, PUT, PATCH, DELETE) is served only without Origin (curl, scripts: no browser
+//   request (POST, PUT, PATCH, DELETE, and a GET that drives a session's stream) is served
+//   only without Origin (curl, scripts: no browser
 //   page) or from an allowed origin: the listener's own (the Origin's host:port is the request's
 //   Host, as a page the listener served has it) or one of http_cors_origins ("*" = any). Its
 //   body, if any, must be application/json, which no browser sends cross-site without a
@@ -39,6 +40,9 @@ struct GuardedRequest {
   std::optional<std::string_view> origin;
   std::optional<std::string_view> content_type;
   bool has_body = false;  // at least one byte of body arrived
+  // A GET that drives a session (StreamStates without view_only): it advances the session, so
+  // it is guarded as a state change (a page's EventSource may open it on any site).
+  bool drives_session = false;
 };
 
 // Whether `socket` is bound to a loopback address (127.0.0.0/8, ::1); not to every address.

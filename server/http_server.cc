@@ -345,10 +345,22 @@ struct HttpServer::Handler {
     return result;
   }
 
+  // A GET of a session's stream that is not view-only: it advances the session.
+  bool DrivesSession(std::string_view method, std::string_view path) const {
+    if (method != "GET" || !path.ends_with(":stream")) return false;
+    for (const auto& [key, value] : QueryParameters(connection)) {
+      if ((key == "viewOnly" || key == "view_only") && value == "true") return false;
+    }
+    return true;
+  }
+
   MHD_Result Dispatch(std::string_view method, std::string_view path) {
-    const GuardedRequest request{method, Header(connection, MHD_HTTP_HEADER_HOST),
+    const GuardedRequest request{method,
+                                 Header(connection, MHD_HTTP_HEADER_HOST),
                                  Header(connection, "Origin"),
-                                 Header(connection, MHD_HTTP_HEADER_CONTENT_TYPE), call->has_body};
+                                 Header(connection, MHD_HTTP_HEADER_CONTENT_TYPE),
+                                 call->has_body,
+                                 DrivesSession(method, path)};
     if (const auto refused = Guard(request, server->loopback_, config().http_cors_origins)) {
       return Refuse(refused->status, refused->http_status);
     }

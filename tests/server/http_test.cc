@@ -438,6 +438,9 @@ TEST_F(HttpTest, AForeignOriginCannotChangeState) {
             403);
   EXPECT_EQ(Http(http_, "DELETE", "/v1/sessions/csrf", {}, evil).status, 403);
   EXPECT_EQ(Http(http_, "GET", "/v1/sessions/csrf").status, 200) << "deleted by a foreign origin";
+  // A GET of the session's stream that is not view-only drives it (a page's EventSource).
+  EXPECT_EQ(Http(http_, "GET", "/v1/sessions/csrf:stream", {}, evil).status, 403);
+  EXPECT_EQ(Http(http_, "GET", "/v1/sessions/csrf").status, 200);
   const std::string listed = "Origin: https://dash.example\r\n";
   EXPECT_EQ(Http(http_, "DELETE", "/v1/sessions/csrf", {}, listed).status, 200);
   // Reading stays open to any origin: CORS keeps the answer from a page that is not allowed.
