@@ -194,17 +194,20 @@ struct HttpServer::Handler {
     return result;
   }
 
-  // The caller's authorization: the header, or (streams only) ?access_token=, which is then
-  // taken out of the query (on other routes it is an unknown field).
+  // The caller's authorization: the header, or (streams only) ?access_token=. The parameter
+  // is taken out of the query on every route, so that no message or log line repeats the
+  // token; `misplaced` tells of one on a route that does not take it.
   std::optional<std::string> Authorization(
-      std::vector<std::pair<std::string, std::string>>* query, bool stream) const {
+      std::vector<std::pair<std::string, std::string>>* query, bool stream,
+      bool* misplaced = nullptr) const {
     std::optional<std::string> token;
-    for (auto it = query->begin(); stream && it != query->end(); ++it) {
+    for (auto it = query->begin(); it != query->end(); ++it) {
       if (it->first != "access_token") continue;
       token = it->second;
       query->erase(it);
       break;
     }
+    if (misplaced != nullptr) *misplaced = token.has_value() && !stream;
     if (const auto header = Header(connection, MHD_HTTP_HEADER_AUTHORIZATION)) {
       return std::string(*header);
     }
@@ -227,9 +230,17 @@ struct HttpServer::Handler {
   template <typename Request, typename Response, typename Run>
   MHD_Result Unary(const HttpRoutes::Found& found, bool on_pool, Run run) {
     auto query = QueryParameters(connection);
-    const std::optional<std::string> authorization = Authorization(&query, false);
+    bool misplaced_token = false;
+    const std::optional<std::string> authorization = Authorization(&query, false, &misplaced_token);
     Request request;
-    grpc::Status status = Bind(found, query, &request);
+    grpc::Status status =
+        misplaced_token
+            ? InvalidArgument("bad request",
+                              {{"query.access_token",
+                                "access_token is taken on the stream routes only, where "
+                                "EventSource cannot set headers; send the token as "
+                                "`Authorization: Bearer` here (its value is not repeated)"}})
+            : Bind(found, query, &request);
     std::string session;
     std::string model;
     if constexpr (requires { request.name(); }) {
