@@ -110,6 +110,8 @@ SweepRow RowOf(const SweepRunOutcome& outcome, const SweepDesign& design,
     }
     if (summary.termination() != v1::TERMINATION_REACHED_END) message = summary.message();
   }
+  // The values' own time: a failed run's summary names where it failed, after its last sample.
+  if (!outcome.last_values.empty()) row.t = outcome.last_t;
   if (message.empty() && !end.ok()) message = end.error.message;
   row.message = OneLine(message);
   return row;

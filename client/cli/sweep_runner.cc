@@ -30,6 +30,7 @@ client::StreamEnd Attempt(client::Client& client, const v1::SimulateRequest& req
   handlers.stop = &stop;  // Ctrl-C cancels the call: it waits neither for the run nor a frame
   handlers.on_sample = [&](const client::Sample& sample) {
     outcome->last_values.assign(sample.values.begin(), sample.values.end());
+    outcome->last_t = sample.t;
     if (observer != nullptr) observer->Sample(sample);
     return true;
   };

@@ -37,6 +37,7 @@ struct SweepRunOutcome {
   client::StreamEnd end;                 // summary, final status, replica
   std::vector<std::string> value_names;  // the stream's columns (empty: no header arrived)
   std::vector<double> last_values;       // the last sample's values (empty: no sample)
+  double last_t = 0.0;                   // the last sample's time
   int attempts = 1;
 };
 

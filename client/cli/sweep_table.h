@@ -6,7 +6,8 @@
 //   status         the run's gRPC status code: OK, ABORTED (a numerical failure),
 //                  INVALID_ARGUMENT, ...
 //   termination    REACHED_END, PROJECTION_FAILED, STEP_LIMIT, ... ("" without a summary)
-//   t              time of the last good state [s]
+//   t              time of the last sample [s], whose values the columns hold (a failed run's
+//                  own time is in its message); without a sample, the last good state's
 //   <columns>      the last sample's value of every streamed column
 //   <stats>        the chosen Statistics fields (--stats)
 //   cpu_seconds    the server's CPU time for the run [s]

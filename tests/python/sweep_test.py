@@ -102,13 +102,17 @@ class SweepTest(unittest.TestCase):
         self.assertEqual([r["status"] for r in rows], ["OK", "ABORTED", "OK"])
         failed = rows[1]
         self.assertIn(failed["termination"], ("STEP_SIZE_UNDERFLOW", "NON_FINITE"))
-        # The failure time: the numerical solution stays finite a hair past the pole.
-        self.assertLessEqual(failed["t"], 0.5 + 1e-6)
-        self.assertTrue(failed["message"])
+        # t and x are the last sample's (the grid point t = 0.5, which the numerical solution
+        # reaches a hair before it fails, x near the pole), not a mix of that sample and the
+        # failure's time, which the message names.
+        self.assertEqual(failed["t"], 0.5)
+        self.assertGreater(failed["x"], 1e6)
+        self.assertIn("at t = 0.5000000", failed["message"])
         self.assertEqual(failed["attempts"], 1, "a numerical failure is not retried")
         self.assertIn("1 failed", result.stderr)
         frame = self.client.sweep(BLOWUP_SPEC, values={"k": [0.5, 2, 0.25]})
         self.assertEqual(list(frame["termination"]), [r["termination"] for r in rows])
+        self.assertEqual(list(frame["t"]), [r["t"] for r in rows])
 
     def test_resume_completes_a_partial_output(self):
         full = read_csv(sweep("pendulum", *GRID, *RUN).stdout)

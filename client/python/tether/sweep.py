@@ -14,7 +14,8 @@ Rows, in run order (the columns of ``tether sweep``'s CSV and JSONL, client/cli/
     status         the run's gRPC status code: "OK", "ABORTED" (numerical failure),
                    "INVALID_ARGUMENT", "UNAVAILABLE" (not run: every attempt found no replica), ...
     termination    "REACHED_END", "PROJECTION_FAILED", "STEP_LIMIT", ...; "" without a summary
-    t              time of the last good state [s]
+    t              time of the last sample [s], whose values the columns hold (a failed run's
+                   own time is in its message); without a sample, the last good state's
     <columns>      the last sample's value of every streamed column (NaN without samples)
     <stats>        the chosen Statistics fields (``stats=``)
     cpu_seconds    the server's CPU time for the run [s]
@@ -84,8 +85,10 @@ def run_row(index: int, parameters: Mapping[str, float], outcome: Union[Result, 
                termination=outcome.termination,
                t=summary.t if summary is not None else math.nan)
     last = outcome.frames[-1] if outcome.frames else None
+    has_sample = last is not None and len(last.t) > 0
+    if has_sample:
+        row["t"] = float(last.t[-1])  # the time of the values below
     for j, column in enumerate(outcome.columns):
-        has_sample = last is not None and len(last.t) > 0
         row[column.name] = float(last.values[-1, j]) if has_sample else math.nan
     statistics = summary.statistics.as_dict() if summary is not None else {}
     row.update({name: statistics.get(name, math.nan) for name in stats})
