@@ -109,10 +109,14 @@ grpc::Status SessionRun::ApplyHorizon(v1::StreamHeader* header) {
   const double interval =
       request_.has_output_interval() ? request_.output_interval() : options.output_interval;
   std::vector<FieldViolation> violations;
-  if (std::isnan(t_end) || t_end < sim.time()) {
+  if (request_.indefinite() && request_.has_t_end()) {
+    violations.push_back({"t_end", "t_end = " + FormatDouble(request_.t_end()) +
+                                       " with indefinite; must be absent (an indefinite stream "
+                                       "has no horizon)"});
+  } else if (std::isnan(t_end) || t_end < sim.time()) {
     violations.push_back({"t_end", "t_end = " + FormatDouble(t_end) +
                                        "; must be >= the session's t = " + FormatDouble(sim.time())});
-  } else if (std::isinf(t_end) && !request_.indefinite()) {
+  } else if (std::isinf(t_end) && request_.has_t_end()) {
     violations.push_back({"t_end", "t_end = inf; must be finite (set indefinite to stream "
                                    "without a horizon)"});
   }
@@ -134,7 +138,7 @@ grpc::Status SessionRun::ApplyHorizon(v1::StreamHeader* header) {
     }
     grid_restarted_ = interval != options.output_interval;
   }
-  if (violations.empty() && !request_.indefinite()) {
+  if (violations.empty() && std::isfinite(t_end)) {
     if (auto v = SampleCountViolation(sim.time(), t_end, interval, max_samples_per_stream_, "t_end")) {
       violations.push_back(*v);
     }

@@ -280,6 +280,34 @@ TEST_P(LiveAnyServerTest, ControlPauseEndsTheStreamAtAFrameBoundary) {
   ExpectConsecutive(next, got.index.size());
 }
 
+// An indefinite stream has no horizon: a t_end beside it is refused, not ignored, and the
+// session keeps no horizon after it, so a plain resume (no t_end) continues without one.
+TEST_F(LiveTest, AnIndefiniteStreamLeavesTheSessionWithoutAHorizon) {
+  MustCreate("open", 1.0);
+  v1::StreamStatesRequest request;
+  request.set_name("sessions/open");
+  request.set_indefinite(true);
+  request.set_t_end(3.0);
+  const Collected both = Stream(stub_.get(), request);
+  EXPECT_EQ(both.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  const google::rpc::BadRequest bad = BadRequestOf(both.status);
+  ASSERT_EQ(bad.field_violations_size(), 1);
+  EXPECT_EQ(bad.field_violations(0).field(), "t_end");
+  EXPECT_THAT(bad.field_violations(0).description(), HasSubstr("must be absent"));
+  request.clear_t_end();
+  request.set_max_samples(150);  // past the session's t_end of 1 (samples every 0.01)
+  const Collected open = Stream(stub_.get(), request);
+  ASSERT_TRUE(open.status.ok()) << open.status.error_message();
+  ASSERT_EQ(open.index.size(), 150u);
+  request.set_indefinite(false);
+  request.set_max_samples(20);
+  const Collected resumed = Stream(stub_.get(), request);
+  ASSERT_TRUE(resumed.status.ok()) << resumed.status.error_message();
+  ExpectConsecutive(resumed, 150);
+  EXPECT_EQ(resumed.index.size(), 20u);
+  EXPECT_EQ(resumed.summary.termination(), v1::TERMINATION_PAUSED);
+}
+
 TEST_F(LiveTest, ControlRefusesBadNamesAndEmptyCommands) {
   MustCreate("steered", 1.0);
   v1::ControlSessionRequest request;

@@ -55,8 +55,11 @@ TEST_F(RequestSenseTest, InfiniteHorizonWithoutIndefiniteIsRefusedByName) {
   stream.set_name("sessions/horizon");
   stream.set_t_end(kInf);
   EXPECT_THAT(Fields(Stream(stub_.get(), stream).status), ::testing::ElementsAre("t_end"));
-  // With indefinite the same t_end is ignored and the stream runs (cut short here).
+  // With indefinite a t_end must be absent, not ignored; without it the stream runs (cut
+  // short here).
   stream.set_indefinite(true);
+  EXPECT_THAT(Fields(Stream(stub_.get(), stream).status), ::testing::ElementsAre("t_end"));
+  stream.clear_t_end();
   const Collected indefinite = Stream(stub_.get(), stream, 10);
   EXPECT_GE(indefinite.t.size(), 10U);
   EXPECT_EQ(indefinite.status.error_code(), grpc::StatusCode::CANCELLED);
