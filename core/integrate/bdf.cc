@@ -11,6 +11,7 @@
 #include "integrate/bdf_engine.h"
 #include "integrate/bdf_ida.h"
 #include "integrate/stage.h"
+#include "integrate/step_controller.h"
 
 namespace tether::integrate {
 
@@ -140,21 +141,14 @@ double Bdf::StartingStep(OdeSystem& system, double t, std::span<const double> x,
   if (options_.max_step > 0.0) h_max = std::min(h_max, options_.max_step);
   const std::span<double> work(start_work_);
   const std::span<double> f0 = work.subspan(0, n_);
-  const std::span<double> x1 = work.subspan(n_, n_);
-  const std::span<double> f1 = work.subspan(2 * n_, n_);
   if (EvaluateStage(system, t, x, f0, evaluations) != StepStatus::kAccepted) return h_max;
-  // Hairer's trial step (HNW I, II.4): 1e-6, or 1% of the state's scale over its rate.
-  const double d0 = WrmsNorm(x, x, x, options_);
-  const double d1 = WrmsNorm(f0, x, x, options_);
-  const double h0 = std::min((d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1, h_max);
-  for (std::size_t i = 0; i < n_; ++i) x1[i] = x[i] + h0 * f0[i];
-  if (EvaluateStage(system, t + h0, x1, f1, evaluations) != StepStatus::kAccepted) {
-    return h0;
+  TrialStep trial;
+  if (!TakeTrialStep(system, t, x, f0, h_max, options_, work.subspan(n_, n_),
+                     work.subspan(2 * n_, n_), &trial, evaluations)) {
+    return trial.h0;
   }
-  for (std::size_t i = 0; i < n_; ++i) f1[i] -= f0[i];
-  const double curvature = WrmsNorm(f1, x, x, options_) / h0;  // ≈ ‖x''‖
-  if (!(curvature > 0.0)) return h_max;
-  return std::min(0.5 * std::sqrt(2.0 / curvature), h_max);
+  if (!(trial.d2 > 0.0)) return h_max;  // d2 ≈ ‖x''‖
+  return std::min(0.5 * std::sqrt(2.0 / trial.d2), h_max);
 }
 
 StepResult Bdf::Fail(StepResult result, StepStatus status, std::string message) {

@@ -11,9 +11,9 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
-#include <array>
 #include <cstdio>
 #include <limits>
 #include <string_view>
