@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 #include <utility>
 
 #include "tether/reduce/rank.h"
@@ -51,21 +52,11 @@ std::unique_ptr<InequalityProjection> InequalityProjection::Create(
     }
     c.push_back(e);
   }
-  std::vector<expr::Expr> jacobian;
-  for (expr::Expr ci : c) {
-    for (expr::Expr xj : x) jacobian.push_back(context.Diff(ci, xj));
-  }
-  std::vector<expr::Expr> hessian;
-  for (expr::Expr dci : jacobian) {
-    for (expr::Expr xk : x) hessian.push_back(context.Diff(dci, xk));
-  }
   std::unique_ptr<InequalityProjection> p(new InequalityProjection());
   p->n_ = x.size();
   p->m_ = c.size();
   p->constraints_ = expr::Compile(context, c, x);
-  p->jacobian_ = expr::Compile(context, jacobian, x);
-  p->hessian_ = expr::Compile(context, hessian, x);
-  p->h_.assign(p->m_ * p->n_ * p->n_, 0.0);
+  p->CompileDerivatives(context, c, x);
   p->c_.assign(p->m_, 0.0);
   p->j_.assign(p->m_ * p->n_, 0.0);
   const std::size_t d = p->n_ + p->m_;
@@ -81,9 +72,54 @@ void InequalityProjection::EvaluateConstraints(std::span<const double> x, std::s
   constraints_.Evaluate(x, c);
 }
 
+void InequalityProjection::CompileDerivatives(expr::Context& context,
+                                              std::span<const expr::Expr> c,
+                                              std::span<const expr::Expr> x) {
+  std::unordered_map<expr::Expr, std::uint32_t, expr::ExprHash> index_of;
+  for (std::uint32_t j = 0; j < x.size(); ++j) index_of.emplace(x[j], j);
+  // Differentiates only by the states an expression mentions: every other derivative is
+  // structurally zero, and a dense c_zz would hold m·n² entries (2 GB at the limits of a spec).
+  const auto partials = [&](expr::Expr e, const auto& take) {
+    if (context.op(e) == expr::Op::kConstant) return;
+    for (expr::Expr symbol : context.FreeSymbols(e)) {
+      const auto found = index_of.find(symbol);
+      if (found == index_of.end()) continue;
+      const expr::Expr d = context.Diff(e, symbol);
+      if (!context.is_constant(d, 0.0)) take(found->second, d);
+    }
+  };
+  std::vector<expr::Expr> jacobian;
+  std::vector<expr::Expr> hessian;
+  hessian_begin_.assign(1, 0);
+  for (std::uint32_t i = 0; i < c.size(); ++i) {
+    partials(c[i], [&](std::uint32_t j, expr::Expr cj) {
+      jacobian.push_back(cj);
+      jacobian_slots_.push_back(i * n_ + j);
+      partials(cj, [&](std::uint32_t k, expr::Expr cjk) {
+        hessian.push_back(cjk);
+        hessian_entries_.push_back({j, k});
+      });
+    });
+    hessian_begin_.push_back(hessian.size());
+  }
+  jacobian_ = expr::Compile(context, jacobian, x);
+  hessian_ = expr::Compile(context, hessian, x);
+  jacobian_values_.assign(jacobian.size(), 0.0);
+  hessian_values_.assign(hessian.size(), 0.0);
+}
+
 void InequalityProjection::EvaluateJacobian(std::span<const double> x,
                                             std::span<double> jacobian) {
-  jacobian_.Evaluate(x, jacobian);
+  std::fill(jacobian.begin(), jacobian.end(), 0.0);
+  ScatterJacobian(x, jacobian);
+}
+
+void InequalityProjection::ScatterJacobian(std::span<const double> x,
+                                           std::span<double> jacobian) {
+  jacobian_.Evaluate(x, jacobian_values_);
+  for (std::size_t e = 0; e < jacobian_slots_.size(); ++e) {
+    jacobian[jacobian_slots_[e]] = jacobian_values_[e];
+  }
 }
 
 namespace {
@@ -159,7 +195,7 @@ double InequalityProjection::Residual(std::span<const double> x_tilde, std::span
                                       std::size_t k, const std::vector<double>& mu) {
   // F(z, μ_A) = [W(z − x̃) − J_Aᵀμ_A ; c_A(z)]
   constraints_.Evaluate(z, c_);
-  jacobian_.Evaluate(z, j_);
+  ScatterJacobian(z, j_);
   double worst = 0.0;
   for (std::size_t col = 0; col < n_; ++col) {
     double r = (z[col] - x_tilde[col]) / w_inverse_[col];
@@ -177,19 +213,18 @@ double InequalityProjection::Residual(std::span<const double> x_tilde, std::span
 void InequalityProjection::AssembleKkt(std::span<const double> z, std::size_t k,
                                        const std::vector<double>& mu) {
   // Newton matrix [[W − Σ μ_i c_i,zz, −J_Aᵀ], [J_A, 0]], row-major (n + k) × (n + k).
-  hessian_.Evaluate(z, h_);
+  hessian_.Evaluate(z, hessian_values_);
   const std::size_t d = n_ + k;
   std::fill(kkt_.begin(), kkt_.begin() + static_cast<std::ptrdiff_t>(d * d), 0.0);
-  for (std::size_t r = 0; r < n_; ++r) {
-    kkt_[r * d + r] = 1.0 / w_inverse_[r];
-    for (std::size_t col = 0; col < n_; ++col) {
-      for (std::size_t s = 0; s < k; ++s) {
-        const std::size_t i = rows_[s];
-        kkt_[r * d + col] -= mu[i] * h_[(i * n_ + r) * n_ + col];
-      }
+  for (std::size_t r = 0; r < n_; ++r) kkt_[r * d + r] = 1.0 / w_inverse_[r];
+  for (std::size_t s = 0; s < k; ++s) {
+    const std::size_t i = rows_[s];
+    for (std::size_t e = hessian_begin_[i]; e < hessian_begin_[i + 1]; ++e) {
+      const HessianEntry& h = hessian_entries_[e];
+      kkt_[h.row * d + h.col] -= mu[i] * hessian_values_[e];
     }
-    for (std::size_t s = 0; s < k; ++s) {
-      const double jv = j_[rows_[s] * n_ + r];
+    for (std::size_t r = 0; r < n_; ++r) {
+      const double jv = j_[i * n_ + r];
       kkt_[r * d + n_ + s] = -jv;
       kkt_[(n_ + s) * d + r] = jv;
     }
@@ -242,7 +277,7 @@ void InequalityProjection::Finish(std::span<const double> x_tilde,
                                   std::span<const double> weights, std::span<const double> z,
                                   InequalityProjectionResult* result) {
   constraints_.Evaluate(z, c_);
-  jacobian_.Evaluate(z, j_);
+  ScatterJacobian(z, j_);
   result->residual_inequality = 0.0;
   result->complementarity = 0.0;
   for (std::size_t i = 0; i < m_; ++i) {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -76,6 +77,11 @@ class InequalityProjection {
 
   [[nodiscard]] std::size_t num_states() const { return n_; }
   [[nodiscard]] std::size_t num_constraints() const { return m_; }
+  // The entries of c_z and of all c_i,zz that are stored and evaluated: their structural
+  // non-zeros, so that memory and work follow the constraints' sparsity, not m·n².
+  [[nodiscard]] std::size_t derivative_entries() const {
+    return jacobian_slots_.size() + hessian_entries_.size();
+  }
 
   // c ← c(x) (size num_constraints()).
   void EvaluateConstraints(std::span<const double> x, std::span<double> c);
@@ -123,14 +129,28 @@ class InequalityProjection {
   void Finish(std::span<const double> x_tilde, std::span<const double> weights,
               std::span<const double> z, InequalityProjectionResult* result);
 
+  // jacobian_ and hessian_ ← the structurally non-zero entries of c_z and of each c_i,zz.
+  void CompileDerivatives(expr::Context& context, std::span<const expr::Expr> c,
+                          std::span<const expr::Expr> x);
+  // jacobian's structurally non-zero entries ← c_z(x) (row-major m × n); the others untouched.
+  void ScatterJacobian(std::span<const double> x, std::span<double> jacobian);
+
+  struct HessianEntry {
+    std::uint32_t row, col;  // of c_i,zz, for the constraint i whose range holds the entry
+  };
+
   std::size_t n_ = 0;
   std::size_t m_ = 0;
   expr::Program constraints_;
-  expr::Program jacobian_;
-  expr::Program hessian_;  // c_i,zz, m × n × n
+  expr::Program jacobian_;                  // c_z's non-zeros, landing at jacobian_slots_
+  std::vector<std::size_t> jacobian_slots_;  // i·n + j
+  std::vector<double> jacobian_values_;
+  expr::Program hessian_;  // the non-zeros of every c_i,zz, constraint by constraint
+  std::vector<HessianEntry> hessian_entries_;
+  std::vector<std::size_t> hessian_begin_;  // constraint i's entries: [begin[i], begin[i + 1])
+  std::vector<double> hessian_values_;
   std::vector<double> c_;
-  std::vector<double> j_;
-  std::vector<double> h_;
+  std::vector<double> j_;  // c_z, row-major m × n
   // Work storage sized in Create for the largest case (all m constraints active), so that a
   // projection allocates nothing: the row-major (n + k) × (n + k) KKT matrix and its LU, the
   // residual / Newton step, the LU's row order, the active indices and W⁻¹.

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "tether/expr/parse.h"
@@ -34,6 +36,43 @@ TEST(InequalityProjectionTest, UnboundSymbolIsRefusedByName) {
   std::string why;
   EXPECT_EQ(Make({"y", "x - lenght"}, &why), nullptr);
   EXPECT_EQ(why, "inequalities[1]: depends on 'lenght', which is neither a state nor bound");
+}
+
+TEST(InequalityProjectionTest, DerivativesAreStoredByTheirStructuralNonZeros) {
+  // A wide set: m = 256 bounds x_i ≥ 0 and one disc of two states among n = 512. Dense c_z and
+  // c_zz held 256·512 + 257·512² ≈ 6.7e7 entries (0.5 GB); the non-zeros are 258 + 2 (the
+  // bounds' Hessians vanish, the disc's is diag(−2, −2)).
+  expr::Context context;
+  std::vector<expr::Expr> states;
+  std::vector<expr::Expr> c;
+  for (int i = 0; i < 512; ++i) states.push_back(context.Symbol("x" + std::to_string(i)));
+  for (int i = 0; i < 256; ++i) c.push_back(states[static_cast<std::size_t>(2 * i)]);
+  c.push_back(expr::Parse(context, "1 - x1^2 - x3^2").expr);
+  std::string why;
+  auto wide = InequalityProjection::Create(context, c, states, {}, &why);
+  ASSERT_NE(wide, nullptr) << why;
+  EXPECT_EQ(wide->derivative_entries(), 256u + 2u + 2u);
+
+  // The Jacobian is written whole: structural zeros too, over whatever the buffer held.
+  std::vector<double> x(512, 0.5);
+  std::vector<double> jacobian(257 * 512, 7.0);
+  wide->EvaluateJacobian(x, jacobian);
+  EXPECT_EQ(jacobian[0], 1.0);                        // ∂x0/∂x0
+  EXPECT_EQ(jacobian[1], 0.0);                        // ∂x0/∂x1
+  EXPECT_EQ(jacobian[256 * 512 + 1], -1.0);           // ∂(1 − x1² − x3²)/∂x1 at 0.5
+  EXPECT_EQ(jacobian[256 * 512 + 2], 0.0);
+  EXPECT_EQ(std::count(jacobian.begin(), jacobian.end(), 0.0), 257 * 512 - 258);
+
+  // The disc's curvature still enters Newton: a point outside projects radially in (x1, x3).
+  std::vector<double> x_tilde(512, 1.0);
+  x_tilde[1] = 1.2;
+  x_tilde[3] = 1.6;
+  std::vector<double> z(512);
+  const InequalityProjectionResult result = wide->Project(x_tilde, {}, z, {});
+  ASSERT_TRUE(result.ok()) << result.message;
+  EXPECT_NEAR(z[1], 0.6, 1e-12);
+  EXPECT_NEAR(z[3], 0.8, 1e-12);
+  EXPECT_LE(result.iterations, 8);
 }
 
 TEST(InequalityProjectionTest, OutsideTheDiscProjectsRadially) {
