@@ -43,7 +43,7 @@ struct RunCommandOptions {
   std::string projection;  // "coupled", "sequential", "none", "baumgarte"; "" = sequential
   std::string metric;      // "euclidean", "mass", "weighted"; "" = the server's default
   // Models with inequalities; absent fields take the server's defaults (detection on, automatic
-  // tolerance, at most 20 switches within 1e-6 s).
+  // tolerance, at most 20 switching instants within 1e-6 s).
   std::optional<bool> switch_detection;     // locate switches (true) or only project steps (false)
   std::optional<double> switch_tolerance;   // [s] switch times located to within this; 0 = auto
   std::optional<int> max_switches;          // chattering guard: switches per window, >= 1

@@ -83,8 +83,9 @@ std::optional<SwitchEvent> FindEarliestSwitch(const Indicators& indicators, std:
                                               double t0, double t1, const SwitchOptions& options,
                                               std::span<double> work);
 
-// Chattering guard: counts switches in a sliding time window; Record returns false once more
-// than max_switches fall within `window` seconds, which the driver reports and stops on.
+// Chattering guard: counts switching instants in a sliding time window; Record returns false
+// once more than max_switches fall within `window` seconds, which the driver reports and stops
+// on. The caller records an instant once however many constraints switch at it.
 class ChatteringGuard {
  public:
   ChatteringGuard(double window, int max_switches) : window_(window), max_(max_switches) {}

@@ -429,11 +429,42 @@ TEST(PdsSessionTest, ChatteringGuardEndsTheRunAfterTheGoodSamples) {
   EXPECT_EQ(run.rows.back().t, run.events.back().t);
   // The time printed is the located one (dp5 at rtol 1e-8: ln 4 to ~1e-8).
   EXPECT_EQ(run.status.message.rfind("chattering at t = 1.38629", 0), 0u) << run.status.message;
-  EXPECT_NE(run.status.message.find(": more than 1 switches within 10 s (last: inequalities[0] "
-                                    "(y >= 0) deactivated); raise max_switches"),
+  EXPECT_NE(run.status.message.find(": more than 1 switching instants within 10 s (last: "
+                                    "inequalities[0] (y >= 0) deactivated); raise max_switches"),
             std::string::npos)
       << run.status.message;
   EXPECT_EQ(created.simulation->statistics().switches, 2u);
+}
+
+TEST(PdsSessionTest, ContactsClosingAtOneInstantAreOneSwitchForTheGuard) {
+  // 30 states falling x_i' = −1 from 1 onto x_i ≥ 0: all 30 bounds activate at t = 1, one
+  // instant, which the default guard (20 per 1e-6 s) used to refuse as chattering.
+  std::string differential, rhs, inequalities, initial;
+  for (int i = 0; i < 30; ++i) {
+    const std::string x = "\"x" + std::to_string(i) + "\"";
+    const std::string sep = i == 0 ? "" : ", ";
+    differential += sep + x;
+    rhs += sep + "\"-1\"";
+    inequalities += sep + x;
+    initial += sep + x + ": 1";
+  }
+  for (const char* method : {"dp5", "radau5"}) {
+    SCOPED_TRACE(method);
+    simulate::Setup setup;
+    setup.model = Parse(R"({"name": "fall30", "form": "index1", "differential": [)" +
+                        differential + "], \"rhs\": [" + rhs + "], \"inequalities\": [" +
+                        inequalities + "], \"initial\": {" + initial + "}}");
+    setup.options.method = method;
+    setup.options.t_end = 2.0;
+    setup.options.output_interval = 0.5;
+    const Trace run = RunOrFail(setup);
+    ASSERT_EQ(run.events.size(), 30u);
+    for (const SwitchEvent& e : run.events) {
+      EXPECT_TRUE(e.activated);
+      EXPECT_NEAR(e.t, 1.0, 1e-8);
+    }
+    EXPECT_LE(std::abs(run.rows.back().x), 1e-12);  // held on c = 0 by the projection
+  }
 }
 
 TEST(PdsSessionTest, EqualitiesAndInequalitiesTogether) {

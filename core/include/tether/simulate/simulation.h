@@ -123,8 +123,9 @@ struct Options {
   // Switch times are located to within this [s]; 0 = automatic: rtol · (the step's length),
   // at least 64 ε max(1, |t|). ≥ 0.
   double switch_tolerance = 0.0;
-  // Chattering guard: more than max_switches switches within chattering_window [s] end the run
-  // with kChattering. max_switches ≥ 1, chattering_window > 0.
+  // Chattering guard: more than max_switches switching instants within chattering_window [s] end
+  // the run with kChattering; constraints switching together at one instant count once.
+  // max_switches ≥ 1, chattering_window > 0.
   int max_switches = 20;
   double chattering_window = 1e-6;
 
@@ -203,7 +204,7 @@ enum class Termination {
   kNonFinite,            // NaN or ±∞ in the state or the right-hand side
   kStepLimit,            // Options::max_steps accepted steps, or a pace that cannot reach t_end
   kCancelled,            // the cancel flag was raised
-  kChattering,           // more than Options::max_switches switches within chattering_window
+  kChattering,           // more than Options::max_switches instants within chattering_window
 };
 
 std::string_view TerminationName(Termination t);  // "reached_end", "projection_failed", …
