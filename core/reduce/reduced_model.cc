@@ -133,6 +133,13 @@ bool ReducedModel::Fail(EvalStatus status, std::string message) {
 }
 
 bool ReducedModel::FailNonFinite(double t, const char* what) {
+  const std::string state = NonFiniteState();
+  if (!state.empty()) {
+    return Fail(EvalStatus::kNonFinite,
+                "non-finite state handed to " + std::string(what) + " at t = " + TimeText(t) +
+                    " (" + state + "): the method's own arithmetic overflowed, not the model's "
+                    "expressions; the state or its rate is near the largest double (1.8e308)");
+  }
   const std::string where = DescribeNonFinite();
   return Fail(EvalStatus::kNonFinite,
               "non-finite value in " + std::string(what) + " at t = " + TimeText(t) +
@@ -140,6 +147,15 @@ bool ReducedModel::FailNonFinite(double t, const char* what) {
                                  : ": " + where) +
                   "; a parameter or the state makes the model's expressions overflow or "
                   "leave their domain");
+}
+
+std::string ReducedModel::NonFiniteState() const {
+  const std::vector<const model::Variable*> states = model_->states();
+  const std::size_t given = std::min({ode_size_, num_states_, states.size()});
+  for (std::size_t i = 0; i < given; ++i) {
+    if (!std::isfinite(in_[i])) return states[i]->name + " = " + expr::ShortestText(in_[i]);
+  }
+  return {};
 }
 
 std::string ReducedModel::DescribeNonFinite() const {

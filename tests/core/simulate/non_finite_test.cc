@@ -1,6 +1,7 @@
 // Non-finite values through the spec reader and a run: an output that becomes NaN is warned
 // about once and counted; a model expression that is non-finite at initialization is named
-// with the values that produced it; a parameter override that breaks the model is blamed.
+// with the values that produced it; a parameter override that breaks the model is blamed; a
+// method whose own arithmetic overflows is blamed instead of the model.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -98,6 +99,30 @@ TEST(NonFiniteTest, AParameterOverrideThatBreaksTheModelIsBlamed) {
                 "(caused by parameter 'm' = -1: the model initializes with its default 2)"),
             std::string::npos)
       << created.status.message;
+}
+
+// x' = x from 1e308 stays finite until t = ln(1.797) ≈ 0.58, but an explicit or implicit
+// method's stage sums (Σ a_ij k_j with k ≈ 1e308) overflow at once: the NaN reaching the model
+// is the method's, and the message says so instead of blaming 'x'.
+TEST(NonFiniteTest, AStateNearTheLargestDoubleBlamesTheMethodsArithmetic) {
+  for (const char* method : {"dp5", "radau5"}) {
+    SCOPED_TRACE(method);
+    simulate::Setup setup;
+    setup.model = ParseOrDie(R"json({"name": "grow", "form": "index1",
+        "differential": ["x"], "rhs": ["x"], "initial": {"x": 1e308}})json");
+    setup.options.method = method;
+    setup.options.t_end = 1.0;
+    const std::unique_ptr<simulate::Simulation> sim = CreateOrFail(setup);
+    ASSERT_TRUE(sim);
+    simulate::Status status;
+    RunAll(*sim, &status);
+    ASSERT_TRUE(status.failed());
+    EXPECT_NE(status.message.find("(x = nan): the method's own arithmetic overflowed, not the "
+                                  "model's expressions"),
+              std::string::npos)
+        << status.message;
+    EXPECT_EQ(status.message.find("is nan with"), std::string::npos) << status.message;
+  }
 }
 
 }  // namespace

@@ -299,7 +299,11 @@ class ReducedModel {
   bool FailMassNotPositive(double t);
   bool RhsIndex(double t, std::span<const double> z, std::span<double> zdot);
   bool Fail(EvalStatus status, std::string message);
+  // Failure kNonFinite naming why: a state the stepper handed over already non-finite (the
+  // method's arithmetic overflowed), else the first non-finite spec expression.
   bool FailNonFinite(double t, const char* what);
+  // "x = nan": the first state of the stepper's z in in_ that is not finite; "" when all are.
+  [[nodiscard]] std::string NonFiniteState() const;
   // "forces[1] = '1/(x - 1)' is inf with x = 1": the first spec expression that is not finite
   // at the inputs in in_, with the values of its names; "" when all are (a derivative is not).
   [[nodiscard]] std::string DescribeNonFinite() const;
