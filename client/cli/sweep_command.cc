@@ -117,7 +117,7 @@ SweepRow RowOf(const SweepRunOutcome& outcome, const SweepDesign& design,
   return row;
 }
 
-bool Failed(const SweepRow& row) { return row.status != "OK" || row.termination != "REACHED_END"; }
+bool Failed(const SweepRow& row) { return RunFailed(row.status, row.termination); }
 
 // The first problem writing trajectories, shared by the workers and read after the sweep.
 class FirstWarning {
@@ -231,6 +231,23 @@ bool ReadExisting(const SweepCommandOptions& options, const SweepColumns& column
   return true;
 }
 
+// The runs to do: those without a row in a resumed output, and those whose row is a transient
+// failure (IsTransientFailure). Adds the failed rows that are kept to *kept_failed.
+std::vector<std::size_t> PendingRuns(std::size_t runs, const ExistingSweepOutput& existing,
+                                     std::size_t* kept_failed) {
+  std::vector<std::size_t> pending;
+  for (std::size_t run = 0; run < runs; ++run) {
+    const auto row = existing.rows.find(run);
+    if (row == existing.rows.end() ||
+        IsTransientFailure(row->second.status, !row->second.termination.empty())) {
+      pending.push_back(run);
+    } else if (RunFailed(row->second.status, row->second.termination)) {
+      ++*kept_failed;
+    }
+  }
+  return pending;
+}
+
 // The request of every run: the shared one with the run's parameters set.
 class RequestFactory {
  public:
@@ -253,7 +270,7 @@ class RequestFactory {
 // What the runs came to, for the closing line and the exit code.
 struct Tally {
   std::size_t done = 0;
-  std::size_t failed = 0;
+  std::size_t failed = 0;  // of the runs done now and the rows kept from a resumed output
   std::size_t unavailable = 0;
   std::map<std::string, std::size_t> by_replica;
 };
@@ -353,7 +370,8 @@ void AddSweepOptions(CLI::App* sweep, SweepCommandOptions* o, std::string* forma
       ->check(CLI::IsMember({"csv", "jsonl"}));
   sweep->add_option("--output", o->output_file, "Write the rows to FILE instead of stdout");
   sweep->add_flag("--resume", o->resume,
-                  "Keep the rows already in --output and run only the missing runs");
+                  "Keep the rows already in --output; run the missing ones and those that "
+                  "failed transiently (UNAVAILABLE, RESOURCE_EXHAUSTED before the run started)");
   sweep->add_option("--trajectories", o->trajectories_dir,
                     "Also write every run's samples (as `run --format csv`) to DIR/run-NNNNNN.csv");
   sweep
@@ -367,7 +385,8 @@ void AddSweepOptions(CLI::App* sweep, SweepCommandOptions* o, std::string* forma
       ->capture_default_str();
   sweep
       ->add_option("--max-attempts", o->runner.max_attempts,
-                   "Calls per run while they fail with UNAVAILABLE (each on the next replica)")
+                   "Calls per run while they fail transiently: UNAVAILABLE (each on the next "
+                   "replica), or RESOURCE_EXHAUSTED before the run started (a busy server)")
       ->capture_default_str();
   sweep->footer(
       "--server takes HOST:PORT, a list HOST:PORT,HOST:PORT,... or dns:///NAME:PORT; calls are\n"
@@ -406,14 +425,13 @@ int SweepCommand(const std::string& target, const SweepCommandOptions& options, 
     return kExitUsageError;
   }
 
-  std::vector<std::size_t> pending;
-  for (std::size_t run = 0; run < design.size(); ++run) {
-    if (!existing.rows.contains(run)) pending.push_back(run);
-  }
-  SweepOutput output(options.format, rows.stream(), columns, &existing);
-  SweepProgress progress(err, options.progress, design.size(), existing.rows.size(),
-                         TerminalColumns(STDERR_FILENO));
   Tally tally;
+  const std::vector<std::size_t> pending = PendingRuns(design.size(), existing, &tally.failed);
+  const std::size_t kept = design.size() - pending.size();
+  SweepOutput output(options.format, rows.stream(), columns, &existing);
+  for (std::size_t run : pending) output.Redo(run);
+  SweepProgress progress(err, options.progress, design.size(), kept,
+                         TerminalColumns(STDERR_FILENO));
   FirstWarning warning;
   const RequestFactory request_of(base, design);
   SweepRunnerHooks hooks;
@@ -455,7 +473,7 @@ int SweepCommand(const std::string& target, const SweepCommandOptions& options, 
     err << "tether: sweep: " << why << '\n';
     return kExitUsageError;
   }
-  return Report(err, tally, design.size(), existing.rows.size(), seconds, StopOnSignals::stop_requested(),
+  return Report(err, tally, design.size(), kept, seconds, StopOnSignals::stop_requested(),
                 warning.Get());
 }
 

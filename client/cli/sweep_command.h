@@ -3,9 +3,10 @@
 // replicas or a DNS name (replica_target.h), one row per run in run order (sweep_table.h).
 //
 // Every `run` option (--t-end, --method, --set, --columns, ...) applies to every run. A run that
-// fails with UNAVAILABLE is retried on another replica (sweep_runner.h); a numerical failure is
-// recorded in its row, not retried. Ctrl-C (or SIGTERM) cancels the runs in flight and keeps
-// every finished row; `--resume` reads the output back and runs only what is missing.
+// fails transiently (UNAVAILABLE, or refused by a busy server) is retried, on another replica if
+// there is one (sweep_runner.h); a numerical failure is recorded in its row, not retried. Ctrl-C
+// (or SIGTERM) cancels the runs in flight and keeps every finished row; `--resume` reads the
+// output back and runs only what is missing or failed transiently.
 #pragma once
 
 #include <ostream>

@@ -8,12 +8,19 @@ SweepOutput::SweepOutput(SweepFormat format, std::ostream& out, SweepColumns col
       columns_(std::move(columns)),
       needs_values_(format == SweepFormat::kCsv) {
   if (existing == nullptr) return;
-  for (const auto& [run, text] : existing->rows) pending_.emplace(run, text);
+  for (const auto& [run, row] : existing->rows) pending_.emplace(run, row.text);
   if (!existing->header.empty()) {
     existing_header_ = existing->header;
     columns_.values = existing->values;
     needs_values_ = false;
   }
+}
+
+void SweepOutput::Redo(std::size_t run) {
+  const auto line = pending_.find(run);
+  if (line == pending_.end()) return;
+  if (const auto* text = std::get_if<std::string>(&line->second)) held_[run] = *text;
+  pending_.erase(line);
 }
 
 void SweepOutput::Add(SweepRow row) {
@@ -22,16 +29,28 @@ void SweepOutput::Add(SweepRow row) {
     needs_values_ = false;
   }
   const std::size_t run = row.run;
+  held_.erase(run);
   pending_.insert_or_assign(run, std::move(row));
   Drain(false);
 }
 
 void SweepOutput::Skip(std::size_t run) {
+  Keep(run);
   pending_.emplace(run, std::monostate{});
   Drain(false);
 }
 
-void SweepOutput::Finish() { Drain(true); }
+void SweepOutput::Finish() {
+  while (!held_.empty()) Keep(held_.begin()->first);
+  Drain(true);
+}
+
+void SweepOutput::Keep(std::size_t run) {
+  const auto line = held_.find(run);
+  if (line == held_.end()) return;
+  pending_.insert_or_assign(run, std::move(line->second));
+  held_.erase(line);
+}
 
 void SweepOutput::Drain(bool finishing) {
   if (!header_written_) {

@@ -50,8 +50,11 @@ void RunOne(client::Client& client, std::size_t run, const SweepRunnerOptions& o
     outcome.attempts = attempt;
     outcome.end = Attempt(client, hooks.request(run), observer.get(), stop, &outcome);
     if (stop.load() || outcome.end.cancelled_by_handler) return;
-    if (outcome.end.error.code != grpc::StatusCode::UNAVAILABLE) break;
+    const client::StreamEnd& end = outcome.end;
+    if (!IsTransientFailure(client::StatusCodeName(end.error.code), end.summary.has_value())) break;
     if (attempt >= options.max_attempts) {
+      // A server that refused the run answered: the row says so, and --resume runs it again.
+      if (end.error.code != grpc::StatusCode::UNAVAILABLE) break;
       std::lock_guard lock(report);
       outcome.end.error.attempts = attempt;
       if (hooks.on_unavailable) hooks.on_unavailable(run, outcome.end.error);
@@ -65,6 +68,10 @@ void RunOne(client::Client& client, std::size_t run, const SweepRunnerOptions& o
 }
 
 }  // namespace
+
+bool IsTransientFailure(std::string_view status, bool summarized) {
+  return status == "UNAVAILABLE" || (status == "RESOURCE_EXHAUSTED" && !summarized);
+}
 
 bool SweepRunnerOptions::IsValid(std::string* why) const {
   if (concurrency < 1) {

@@ -1,8 +1,9 @@
 // Runs the Simulate calls of a sweep, `concurrency` at a time, over one client (one server, or a
-// channel that balances over several replicas). A run that fails with UNAVAILABLE — the call
-// never started, or its replica went away mid-stream — is run again from the start after a
-// backoff, on whichever replica the channel picks next (a dead replica's subchannel has left
-// gRPC's round_robin ready set); every other outcome, a numerical failure included, is final.
+// channel that balances over several replicas). A run that fails transiently (IsTransientFailure:
+// the call never started, its replica went away mid-stream, or the server refused it for a
+// limit on concurrent streams) is run again from the start after a backoff, on whichever replica
+// the channel picks next (a dead replica's subchannel has left gRPC's round_robin ready set);
+// every other outcome, a numerical failure included, is final.
 #pragma once
 
 #include <atomic>
@@ -11,17 +12,27 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tether/client/client.h"
 
 namespace tether::cli {
 
+// Whether a run that ended with `status` (a StatusCodeName, e.g. "UNAVAILABLE") may succeed when
+// run again: UNAVAILABLE (the call never started, or its replica went away), or RESOURCE_EXHAUSTED
+// before any summary (`summarized` false: the server refused to start it, "max_streams ...
+// reached; retry later"). A run that ended RESOURCE_EXHAUSTED with a summary hit its step limit
+// and would hit it again; DEADLINE_EXCEEDED ran for the whole deadline and would run out of it
+// again. The runner retries these; --resume runs such rows again. The Python client's sweep
+// has the same rule (client/python/tether/sweep.py, is_transient_failure).
+bool IsTransientFailure(std::string_view status, bool summarized);
+
 struct SweepRunnerOptions {
   // Runs in flight at once, >= 1.
   std::size_t concurrency = 4;
-  // Calls per run while they fail with UNAVAILABLE, >= 1. Default 5: with the waits below a run
-  // gives up after 0.2 + 0.4 + 0.8 + 1.6 = 3 s without any replica.
+  // Calls per run while they fail transiently, >= 1. Default 5: with the waits below a run
+  // gives up after 0.2 + 0.4 + 0.8 + 1.6 = 3 s without any replica or a free stream.
   int max_attempts = 5;
   // Wait before the 2nd call [ms], doubled before each further one up to max_backoff.
   std::chrono::milliseconds initial_backoff{200};
@@ -56,7 +67,8 @@ struct SweepRunnerHooks {
   std::function<v1::SimulateRequest(std::size_t run)> request;
   // Called for every finished run, one call at a time (serialized), in completion order.
   std::function<void(SweepRunOutcome outcome)> on_done;
-  // Called for a run given up after max_attempts UNAVAILABLE calls (serialized with on_done).
+  // Called for a run given up after max_attempts UNAVAILABLE calls (serialized with on_done); a
+  // run given up after RESOURCE_EXHAUSTED went to on_done (the server answered: its row says so).
   std::function<void(std::size_t run, const client::Error& error)> on_unavailable;
   // Optional: an observer per run (nullptr = none).
   std::function<std::unique_ptr<SweepRunObserver>(std::size_t run)> observer;

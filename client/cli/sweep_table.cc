@@ -179,9 +179,16 @@ bool ReadCsvOutput(std::istream& in, const SweepColumns& columns,
       }
     }
     if (!CheckRun(run, parameters, columns, runs, where, why)) return false;
-    existing->rows[run] = record.text;
+    const std::size_t status = kLeading.size() + columns.parameters.size();
+    existing->rows[run] = {record.text, record.fields[status], record.fields[status + 1]};
   }
   return true;
+}
+
+// The string `key` of a JSONL row, "" when absent or not a string.
+std::string TextOf(const nlohmann::json& row, const char* key) {
+  const auto value = row.find(key);
+  return value != row.end() && value->is_string() ? value->get<std::string>() : std::string();
 }
 
 bool ReadJsonlOutput(std::istream& in, const SweepColumns& columns,
@@ -207,12 +214,16 @@ bool ReadJsonlOutput(std::istream& in, const SweepColumns& columns,
     }
     const auto run = row["run"].get<std::size_t>();
     if (!CheckRun(run, parameters, columns, runs, where, why)) return false;
-    existing->rows[run] = line;
+    existing->rows[run] = {line, TextOf(row, "status"), TextOf(row, "termination")};
   }
   return true;
 }
 
 }  // namespace
+
+bool RunFailed(std::string_view status, std::string_view termination) {
+  return status != "OK" || termination != "REACHED_END";
+}
 
 std::vector<std::string> SweepColumns::Names() const {
   std::vector<std::string> names = kLeading;

@@ -12,7 +12,7 @@
 //   <stats>        the chosen Statistics fields (--stats)
 //   cpu_seconds    the server's CPU time for the run [s]
 //   replica        the replica that ran it (the server's x-tether-replica name, else its address)
-//   attempts       calls made (> 1 after UNAVAILABLE was retried on another replica)
+//   attempts       calls made (> 1 after a transient failure was retried, sweep_runner.h)
 //   message        the termination's diagnosis or the error ("" when it reached the end)
 //
 // Numbers are written exactly (number_format.h); a missing number is "nan" in CSV, null in JSONL.
@@ -25,6 +25,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tether::cli {
@@ -75,11 +76,21 @@ class SweepWriter {
 
 std::unique_ptr<SweepWriter> MakeSweepWriter(SweepFormat format, std::ostream& out);
 
+// Whether a run with this status and termination did not reach its end (a failed row).
+bool RunFailed(std::string_view status, std::string_view termination);
+
+// A row of a resumed output.
+struct ExistingSweepRow {
+  std::string text;         // the line as written
+  std::string status;       // its status column
+  std::string termination;  // its termination column
+};
+
 // A sweep output read back for --resume.
 struct ExistingSweepOutput {
-  std::string header;                       // CSV: the header line as written; JSONL: ""
-  std::vector<std::string> values;          // CSV: the value columns of that header
-  std::map<std::size_t, std::string> rows;  // run → its line as written
+  std::string header;                           // CSV: the header line as written; JSONL: ""
+  std::vector<std::string> values;              // CSV: the value columns of that header
+  std::map<std::size_t, ExistingSweepRow> rows;  // by run
 };
 
 // Reads `in` (written by a sweep over `columns` — parameters and stats; the values are taken

@@ -583,6 +583,17 @@ TEST(CliPds, SwitchOptionsReachTheServer) {
 }
 
 // A real tether-server process on a free loopback port, for the length of one test suite.
+// Whether the server at `address` reports SERVING within 10 s (200 polls of 50 ms).
+bool WaitUntilServing(const std::string& address) {
+  client::Client probe(address);
+  for (int i = 0; i < 200; ++i) {
+    const auto health = probe.Health();
+    if (health.ok() && *health == client::HealthStatus::kServing) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 class CliAgainstServer : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -591,13 +602,7 @@ class CliAgainstServer : public ::testing::Test {
     address_ = "127.0.0.1:" + std::to_string(port_);
     log_ = TempFile("server.log");
     server_ = new ChildProcess({kTetherServer, "--listen", address_}, log_);
-    // Bounded wait for SERVING: 200 polls of 50 ms = 10 s.
-    client::Client probe(address_);
-    for (int i = 0; i < 200 && !ready_; ++i) {
-      const auto health = probe.Health();
-      ready_ = health.ok() && *health == client::HealthStatus::kServing;
-      if (!ready_) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    ready_ = WaitUntilServing(address_);
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -1026,4 +1031,74 @@ TEST(CliScripting, InterruptedRunWritesOnlyWholeRows) {
   std::filesystem::remove(log);
 }
 
+namespace {
+
+// Whether a Simulate call on `address` is refused with RESOURCE_EXHAUSTED within 10 s (200 tries
+// 50 ms apart): the server's stream slots are all taken.
+bool WaitUntilStreamsAreTaken(const std::string& address) {
+  client::Client probe(address);
+  v1::SimulateRequest request;
+  request.set_model("pendulum");
+  request.mutable_options()->set_t_end(0.01);
+  for (int i = 0; i < 200; ++i) {
+    if (probe.Simulate(request, {}).error.code == grpc::StatusCode::RESOURCE_EXHAUSTED) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// A sweep against a server whose one stream slot is held by a realtime stream: each run is
+// refused with RESOURCE_EXHAUSTED ("retry later"), retried up to --max-attempts, and written as
+// a failed row. --resume against the freed server runs such rows again, keeps a row that failed
+// numerically, and counts that kept row among the failed ones.
+TEST(CliSweep, RefusedRunsAreRetriedAndResumeRunsThemAgain) {
+  const std::string address = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string log = TempFile("busy_server.log");
+  ChildProcess server({kTetherServer, "--listen", address, "--max-streams", "1"}, log);
+  ASSERT_TRUE(WaitUntilServing(address)) << ReadWholeFile(log);
+  const ProcessResult created = Tether({"--server", address, "sessions", "create", "pendulum",
+                                        "--id", "busy-hold", "--t-end", "1000"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  // Realtime: the stream stays open for 1000 s, far longer than the test.
+  auto holder = std::make_unique<ChildProcess>(
+      std::vector<std::string>{kTether, "--server", address, "stream", "busy-hold", "--realtime",
+                               "1", "--format", "csv"},
+      TempFile("busy_holder.log"));
+  ASSERT_TRUE(WaitUntilStreamsAreTaken(address)) << ReadWholeFile(log);
+
+  const std::string output = TempFile("busy_sweep.csv");
+  std::filesystem::remove(output);
+  const auto sweep = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--server", address, "sweep", "pendulum", "--values",
+                                     "l=1,2", "--t-end", "0.1", "--output", output};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Tether(args);
+  };
+  const ProcessResult refused = sweep({"--max-attempts", "2"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("2 of 2 runs done; 2 failed"));
+  const std::string rows = ReadWholeFile(output);
+  // run,l,status,termination,t,...,attempts,message: both refused twice.
+  EXPECT_THAT(rows, HasSubstr("\n0,1,RESOURCE_EXHAUSTED,,nan,"));
+  EXPECT_THAT(rows, HasSubstr("\n1,2,RESOURCE_EXHAUSTED,,nan,"));
+  EXPECT_THAT(rows, HasSubstr(",2,max_streams = 1 concurrent streams reached; retry later\n"));
+
+  holder.reset();  // frees the slot
+  // Run 1's row as a numerical failure: a final row, which --resume keeps and counts.
+  std::string edited = rows;
+  const std::string from = "\n1,2,RESOURCE_EXHAUSTED,,";
+  edited.replace(edited.find(from), from.size(), "\n1,2,ABORTED,PROJECTION_FAILED,");
+  std::ofstream(output, std::ios::trunc) << edited;
+  const ProcessResult resumed = sweep({"--resume"});
+  EXPECT_EQ(resumed.exit_code, 1) << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr("2 of 2 runs done (1 from the output before); 1 failed"));
+  const std::string after = ReadWholeFile(output);
+  EXPECT_EQ(CsvRows(after).size(), 2u) << after;
+  EXPECT_THAT(after, HasSubstr("\n0,1,OK,REACHED_END,0.1,"));
+  EXPECT_THAT(after, HasSubstr("\n1,2,ABORTED,PROJECTION_FAILED,"));
+  std::filesystem::remove(output);
+  std::filesystem::remove(log);
+}
+
+}  // namespace
 }  // namespace tether::test

@@ -271,6 +271,11 @@ TEST(SweepTable, CsvReadBackKeepsRowsAndChecksTheDesign) {
   EXPECT_THAT(existing.values, ElementsAre("x", "y"));
   ASSERT_EQ(existing.rows.size(), 2u);
   EXPECT_EQ(existing.rows.count(1), 0u);
+  // Status and termination decide whether --resume runs a row again and counts it as failed.
+  EXPECT_EQ(existing.rows.at(2).status, "ABORTED");
+  EXPECT_EQ(existing.rows.at(2).termination, "PROJECTION_FAILED");
+  EXPECT_TRUE(RunFailed(existing.rows.at(2).status, existing.rows.at(2).termination));
+  EXPECT_FALSE(RunFailed(existing.rows.at(0).status, existing.rows.at(0).termination));
 
   // The resumed output: the old lines unchanged, the new row in its place.
   std::ostringstream resumed;
@@ -281,6 +286,56 @@ TEST(SweepTable, CsvReadBackKeepsRowsAndChecksTheDesign) {
             written.str().substr(0, written.str().find("\n2,")));
   EXPECT_THAT(resumed.str(), HasSubstr("\n1,2,OK,"));
   EXPECT_THAT(resumed.str(), HasSubstr("residual \"\"3e-3\"\"\"\n"));
+}
+
+// Runs 0 and 1 refused (a transient failure, run again by --resume), run 2 done.
+ExistingSweepOutput RefusedTwice() {
+  std::ostringstream written;
+  SweepOutput output(SweepFormat::kCsv, written, kColumns, nullptr);
+  for (std::size_t run = 0; run < 2; ++run) {
+    SweepRow refused = Row(run, kRuns[run][0], "");
+    refused.status = "RESOURCE_EXHAUSTED";
+    output.Add(refused);
+  }
+  output.Add(Row(2, 3.0));
+  output.Finish();
+  ExistingSweepOutput existing;
+  std::string why;
+  std::istringstream in(written.str());
+  EXPECT_TRUE(ReadSweepOutput(in, SweepFormat::kCsv, kColumns, kRuns, &existing, &why)) << why;
+  return existing;
+}
+
+std::size_t Count(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+// A run given to Redo is written once: its new row in place of its old line, or, when it gets
+// no new row (interrupted, or no replica answered), its old line.
+TEST(SweepOutput, RedoneRunsReplaceTheirLinesOrKeepThem) {
+  const ExistingSweepOutput existing = RefusedTwice();
+  std::ostringstream both;
+  SweepOutput redone(SweepFormat::kCsv, both, kColumns, &existing);
+  redone.Redo(0);
+  redone.Redo(1);
+  redone.Add(Row(0, 1.0));
+  EXPECT_EQ(Count(both.str(), "\n"), 2u) << "run 1 waits for its new row:\n" << both.str();
+  redone.Add(Row(1, 2.0));
+  redone.Finish();
+  EXPECT_EQ(Count(both.str(), "\n"), 4u) << both.str();
+  EXPECT_EQ(Count(both.str(), "RESOURCE_EXHAUSTED"), 0u) << both.str();
+
+  std::ostringstream one;
+  SweepOutput interrupted(SweepFormat::kCsv, one, kColumns, &existing);
+  interrupted.Redo(0);
+  interrupted.Redo(1);
+  interrupted.Add(Row(1, 2.0));
+  interrupted.Finish();
+  EXPECT_EQ(Count(one.str(), "\n"), 4u) << one.str();
+  EXPECT_EQ(Count(one.str(), "\n0,1,RESOURCE_EXHAUSTED,"), 1u) << one.str();
+  EXPECT_EQ(Count(one.str(), "\n1,2,OK,"), 1u) << one.str();
 }
 
 TEST(SweepTable, ReadBackRefusesAnotherSweep) {

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -205,6 +206,46 @@ class SweepTest(unittest.TestCase):
         self.assertIn("more than 10000000 runs", str(raised.exception))
 
 
+class BusyServerTest(unittest.TestCase):
+    """A server whose one stream slot is held refuses runs with RESOURCE_EXHAUSTED ("retry
+    later"): client.sweep retries them, as UNAVAILABLE, until the slot is free."""
+
+    def test_refused_runs_are_retried_until_a_stream_is_free(self):
+        server = ServerProcess(ARGS.server, "--max-streams", "1")
+        holder = None
+        try:
+            # Up to 60 attempts 0.05–0.2 s apart (≈ 11 s): far longer than the 1 s hold below.
+            client = tether.Client(server.address, retry=tether.RetryPolicy(
+                max_attempts=60, initial_backoff=0.05, max_backoff=0.2))
+            client.session("pendulum", session_id="py-busy", t_end=1000)
+            holder = subprocess.Popen([ARGS.cli, "--server", server.address, "stream", "py-busy",
+                                       "--realtime", "1", "--format", "csv"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.assertTrue(self.wait_until_refused(server.address), "the slot was never taken")
+            threading.Timer(1.0, holder.kill).start()
+            rows = client.sweep("pendulum", values={"l": [1, 2]}, t_end=0.1, concurrency=2)
+            client.close()
+        finally:
+            if holder is not None and holder.poll() is None:
+                holder.kill()
+            server.stop()
+        self.assertEqual(list(rows["status"]), ["OK", "OK"], list(rows["message"]))
+        self.assertGreater(rows["attempts"].max(), 1, "no run was refused and retried")
+
+    @staticmethod
+    def wait_until_refused(address):
+        """Whether a run is refused RESOURCE_EXHAUSTED within 10 s (200 tries 50 ms apart)."""
+        with tether.Client(address) as probe:
+            for _ in range(200):
+                try:
+                    probe.simulate("pendulum", t_end=0.01)
+                except tether.TetherError as error:
+                    if error.code_name == "RESOURCE_EXHAUSTED":
+                        return True
+                time.sleep(0.05)
+        return False
+
+
 class KilledReplicaTest(unittest.TestCase):
     """Runs after SweepTest (the suite in __main__ orders them): it kills one of the servers."""
 
@@ -257,6 +298,7 @@ if __name__ == "__main__":
                                    if not pattern.startswith("-")]
     # The kill comes last: the other tests want all three replicas.
     suite = unittest.TestSuite([loader.loadTestsFromTestCase(SweepTest),
+                                loader.loadTestsFromTestCase(BusyServerTest),
                                 loader.loadTestsFromTestCase(KilledReplicaTest)])
     try:
         result = unittest.TextTestRunner(verbosity=2).run(suite)

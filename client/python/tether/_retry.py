@@ -1,9 +1,9 @@
 """The retry policy of calls that fail with UNAVAILABLE (the only code that says the call did not
-happen, so repeating it cannot double an effect)."""
+happen, so repeating it cannot double an effect), and the wider rule of sweep runs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from tether.errors import invalid_argument
 
@@ -39,3 +39,22 @@ class RetryPolicy:
         for _ in range(self.max_attempts - 1):
             yield wait
             wait = min(wait * self.multiplier, self.max_backoff)
+
+# Whether a failed call is retried, from its status code's name and whether a summary arrived.
+Retryable = Callable[[str, bool], bool]
+
+
+def only_unavailable(code_name: str, summarized: bool) -> bool:
+    """The retry rule of single calls: UNAVAILABLE alone says the call did not happen."""
+    return code_name == "UNAVAILABLE"
+
+
+def is_transient_failure(code_name: str, summarized: bool) -> bool:
+    """Whether a sweep run that ended with status ``code_name`` may succeed when run again:
+    UNAVAILABLE (the call never started, or its replica went away), or RESOURCE_EXHAUSTED before
+    any summary (``summarized`` false: the server refused to start it, "max_streams ... reached;
+    retry later"). With a summary, RESOURCE_EXHAUSTED is the step limit, which a new run hits
+    again; DEADLINE_EXCEEDED ran out of its whole deadline and would again. Such a run is retried
+    with the client's RetryPolicy (a one-shot Simulate keeps nothing on the server). The CLI's
+    sweep has the same rule (client/cli/sweep_runner.h, IsTransientFailure)."""
+    return code_name == "UNAVAILABLE" or (code_name == "RESOURCE_EXHAUSTED" and not summarized)

@@ -23,6 +23,7 @@ from tether import _requests
 from tether._base import ClientBase, SessionBase
 from tether._channel import WARM_UP_SETTLE, WARM_UP_TIMEOUT, replica_of
 from tether._proto import HEALTH_CHECK_METHOD, health_pb2, pb
+from tether._retry import Retryable, is_transient_failure, only_unavailable
 from tether.errors import TetherError, from_rpc_error
 from tether.result import Frame, Result, StreamAssembler
 from tether.sweep import SweepPlan
@@ -100,7 +101,8 @@ class AsyncClient(ClientBase):
             options=dict(options, t_end=t_end, method=method, output_interval=output_interval))
         return await self.simulate_request(request)
 
-    async def simulate_request(self, request: "pb.SimulateRequest") -> Result:
+    async def simulate_request(self, request: "pb.SimulateRequest",
+                               retryable: Retryable = only_unavailable) -> Result:
         """As Client.simulate_request (cancelling the awaiting task cancels the call)."""
         waits = self.retry.waits()
         attempt = 1
@@ -114,7 +116,8 @@ class AsyncClient(ClientBase):
                 result.attempts = attempt
                 return result
             except grpc.aio.AioRpcError as error:
-                wait = next(waits, None) if error.code() == grpc.StatusCode.UNAVAILABLE else None
+                retry = retryable(error.code().name, assembler.summary is not None)
+                wait = next(waits, None) if retry else None
                 if wait is not None:
                     await asyncio.sleep(wait)
                     attempt += 1
@@ -179,7 +182,7 @@ class AsyncClient(ClientBase):
             async with limit:
                 try:
                     outcome: Union[Result, TetherError] = await self.simulate_request(
-                        plan.requests[index])
+                        plan.requests[index], retryable=is_transient_failure)
                 except TetherError as error:
                     outcome = error
             return plan.finish_run(index, outcome)

@@ -21,6 +21,7 @@ from tether import _requests
 from tether._base import ClientBase
 from tether._channel import WARM_UP_SETTLE, WARM_UP_TIMEOUT, replica_of
 from tether._proto import HEALTH_CHECK_METHOD, health_pb2, pb
+from tether._retry import Retryable, only_unavailable
 from tether.errors import from_rpc_error
 from tether.result import Result, StreamAssembler
 from tether.session import Session
@@ -129,10 +130,12 @@ class Client(ClientBase):
         return self.simulate_request(request)
 
     def simulate_request(self, request: "pb.SimulateRequest",
-                         on_call: Optional[Callable[[Any], None]] = None) -> Result:
+                         on_call: Optional[Callable[[Any], None]] = None,
+                         retryable: Retryable = only_unavailable) -> Result:
         """Runs a prepared SimulateRequest (as ``simulate``), retrying UNAVAILABLE on whichever
         replica the channel picks next. ``on_call`` receives each call object as it starts (a
-        sweep cancels them on interrupt)."""
+        sweep cancels them on interrupt); ``retryable(code_name, summarized)`` says which
+        failures are retried (a sweep's rule is ``tether._retry.is_transient_failure``)."""
         waits = self.retry.waits()
         attempt = 1
         while True:
@@ -147,7 +150,8 @@ class Client(ClientBase):
                 result.attempts = attempt
                 return result
             except grpc.RpcError as error:
-                wait = next(waits, None) if error.code() == grpc.StatusCode.UNAVAILABLE else None
+                retry = retryable(error.code().name, assembler.summary is not None)
+                wait = next(waits, None) if retry else None
                 if wait is not None:
                     time.sleep(wait)
                     attempt += 1

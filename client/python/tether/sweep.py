@@ -4,8 +4,10 @@
     df = client.sweep("pendulum", grid={"l": (1, 3, 3), "m": (1, 2, 4)}, t_end=10, concurrency=8)
 
 Each run is one ``Simulate`` call; with a list or DNS target the channel spreads them over the
-replicas (gRPC round_robin). A run that fails with UNAVAILABLE is retried (the channel picks the
-next ready replica); a run that fails numerically is a row with its termination, not retried.
+replicas (gRPC round_robin). A run that fails transiently (UNAVAILABLE, or RESOURCE_EXHAUSTED from a
+server that refused to start it: tether._retry.is_transient_failure) is retried with the client's
+RetryPolicy (the channel picks the next ready replica); a run that fails numerically is a row with
+its termination, not retried.
 
 Rows, in run order (the columns of ``tether sweep``'s CSV and JSONL, client/cli/sweep_table.h):
 
@@ -20,7 +22,7 @@ Rows, in run order (the columns of ``tether sweep``'s CSV and JSONL, client/cli/
     <stats>        the chosen Statistics fields (``stats=``)
     cpu_seconds    the server's CPU time for the run [s]
     replica        the replica that ran it ("" when the server does not name itself)
-    attempts       calls made (> 1 after UNAVAILABLE retries)
+    attempts       calls made (> 1 after transient failures were retried)
     message        the termination's diagnosis or the error message ("" when it reached the end)
 """
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, 
 import pandas as pd
 
 from tether import _requests
+from tether._retry import is_transient_failure
 from tether.design import Design, make_design
 from tether.errors import TetherError, did_you_mean, invalid_argument
 from tether.result import Result
@@ -232,8 +235,8 @@ def run_sweep(client: "Client", model: _requests.ModelSource, **kwargs: Any) -> 
         if stopping.is_set():
             return {}
         try:
-            outcome: Union[Result, TetherError] = client.simulate_request(plan.requests[index],
-                                                                          on_call=track)
+            outcome: Union[Result, TetherError] = client.simulate_request(
+                plan.requests[index], on_call=track, retryable=is_transient_failure)
         except TetherError as error:
             outcome = error
         return plan.finish_run(index, outcome)
