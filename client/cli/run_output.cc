@@ -70,17 +70,26 @@ bool RunOutput::Begin(const std::string& title, const v1::StreamHeader& header,
   if (plot_ != nullptr) sinks.push_back(plot_.get());
   sink_ = std::make_unique<TeeSink>(sinks);
   has_inequalities_ = HasInequalityColumns(header);
-  std::vector<std::string> names = {"t"};
-  names.insert(names.end(), columns.names.begin(), columns.names.end());
-  names.emplace_back("residual_position");
-  names.emplace_back("residual_velocity");
-  if (has_inequalities_) names.emplace_back("residual_inequality");
-  row_.resize(names.size());
-  sink_->Begin(names, has_inequalities_);
+  names_ = {"t"};
+  names_.insert(names_.end(), columns.names.begin(), columns.names.end());
+  names_.emplace_back("residual_position");
+  names_.emplace_back("residual_velocity");
   return true;
 }
 
+void RunOutput::WriteHeader() {
+  if (header_written_) return;
+  header_written_ = true;
+  if (has_inequalities_) names_.emplace_back("residual_inequality");
+  row_.resize(names_.size());
+  sink_->Begin(names_, has_inequalities_);
+}
+
 void RunOutput::Row(const client::Sample& sample) {
+  if (!header_written_) {
+    has_inequalities_ = has_inequalities_ || sample.residual_inequality.has_value();
+    WriteHeader();
+  }
   auto next = row_.begin();
   *next++ = sample.t;
   next = std::copy(sample.values.begin(), sample.values.end(), next);
@@ -97,7 +106,9 @@ void RunOutput::Row(const client::Sample& sample) {
 }
 
 void RunOutput::End() {
-  if (sink_ != nullptr) sink_->End();
+  if (sink_ == nullptr) return;
+  WriteHeader();  // a stream without samples: its columns alone decide
+  sink_->End();
 }
 
 }  // namespace tether::cli

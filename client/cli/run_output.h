@@ -2,9 +2,11 @@
 // before its first sample leaves no empty files behind), the format writer and the plot, and
 // the flattening of each decoded sample into a row (row_sink.h) with its switch events.
 //
-// A stream has inequalities when its header carries a COLUMN_KIND_INEQUALITY_MULTIPLIER or
-// COLUMN_KIND_ACTIVE column; then rows gain residual_inequality and the formats show events.
-// Otherwise the rows are exactly those of an equality model.
+// A stream has inequalities when its samples carry residual_inequality (the server sends it for
+// every model with inequalities, whatever columns were chosen) or its header a
+// COLUMN_KIND_INEQUALITY_MULTIPLIER or COLUMN_KIND_ACTIVE column; then rows gain
+// residual_inequality and the formats show events. Otherwise the rows are exactly those of an
+// equality model. Since the first sample decides, the formats' header waits for it (or End).
 #pragma once
 
 #include <fstream>
@@ -32,12 +34,14 @@ class RunOutput {
   void Row(const client::Sample& sample);
   void End();
 
-  // Begin saw inequality columns.
+  // The stream has inequalities (known from the first sample on).
   [[nodiscard]] bool has_inequalities() const { return has_inequalities_; }
 
  private:
   bool OpenFormat(std::string* why);
   bool OpenPlot(const std::string& title, std::string* why);
+  // Writes the formats' header once: `names_`, with residual_inequality if has_inequalities_.
+  void WriteHeader();
 
   const RunCommandOptions& options_;
   std::ostream& out_;
@@ -47,6 +51,8 @@ class RunOutput {
   std::unique_ptr<RowSink> plot_;
   std::unique_ptr<RowSink> sink_;
   bool has_inequalities_ = false;
+  bool header_written_ = false;
+  std::vector<std::string> names_;  // t, the columns and the equality residuals
   std::vector<double> row_;
   std::vector<RowEvent> events_;
 };

@@ -519,6 +519,45 @@ TEST(CliPds, CsvEventColumnHasTheSwitchesOnTheirRows) {
   EXPECT_NEAR(events[1].second, kLeaveTime, kSwitchTimeTolerance);
 }
 
+// The (t, label) of every CSV row with an event, after checking that the header ends with
+// residual_inequality and event.
+std::vector<std::pair<double, std::string>> CsvEvents(const std::string& csv) {
+  const auto rows = CsvFields(csv);
+  std::vector<std::pair<double, std::string>> events;
+  if (rows.empty()) return events;
+  const std::vector<std::string>& header = rows.front();
+  EXPECT_GE(header.size(), 3U);
+  if (header.size() < 3) return events;
+  EXPECT_EQ(header[header.size() - 2], "residual_inequality");
+  EXPECT_EQ(header.back(), "event");
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    if (!rows[r].back().empty()) {
+      events.emplace_back(std::strtod(rows[r].front().c_str(), nullptr), rows[r].back());
+    }
+  }
+  return events;
+}
+
+// The switches and residual_inequality belong to the model, not to the chosen columns: they are
+// in the output whichever columns --columns selects, inequality columns or not.
+TEST(CliPds, ChosenColumnsKeepTheSwitchesAndTheResidual) {
+  const ProcessResult all = RunPds({"--format", "csv"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto expected = CsvEvents(all.out);
+  ASSERT_EQ(expected.size(), 2U) << all.out;
+  for (const char* columns : {"y,x", "x_error", "active_1"}) {
+    const ProcessResult csv = RunPds({"--columns", columns, "--format", "csv"});
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    EXPECT_EQ(CsvEvents(csv.out), expected) << "--columns " << columns;
+    EXPECT_THAT(csv.err, HasSubstr("tether: 2 switches")) << "--columns " << columns;
+  }
+  const ProcessResult jsonl = RunPds({"--columns", "y,x", "--format", "jsonl"});
+  ASSERT_EQ(jsonl.exit_code, 0) << jsonl.err;
+  EXPECT_THAT(jsonl.out, HasSubstr("{\"event\":\"activated\",\"t\":"));
+  EXPECT_THAT(jsonl.out, HasSubstr("{\"event\":\"deactivated\",\"t\":"));
+  EXPECT_THAT(jsonl.out, HasSubstr(",\"residual_inequality\":"));
+}
+
 TEST(CliPds, WithoutSwitchDetectionNoEvents) {
   const ProcessResult jsonl = RunPds({"--format", "jsonl", "--switch-detection", "off"});
   ASSERT_EQ(jsonl.exit_code, 0) << jsonl.err;
@@ -800,6 +839,20 @@ TEST_F(CliAgainstServer, StreamPausesAtStopConditionsAndResumes) {
   const ProcessResult spec = tether({"sessions", "create", "--columns", "x", "pendulum"});
   EXPECT_EQ(spec.exit_code, 2);
   EXPECT_THAT(spec.err, HasSubstr("--columns: columns are chosen per stream"));
+}
+
+// A session's stream keeps the switches whichever columns it chooses, as `run` does.
+TEST_F(CliAgainstServer, StreamWithChosenColumnsKeepsTheSwitches) {
+  const ProcessResult created = Tether({"--server", address_, "sessions", "create",
+                                        "pds_half_plane", "--id", "cli-pds-columns"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const ProcessResult streamed = Tether({"--server", address_, "stream", "cli-pds-columns",
+                                         "--columns", "y,x", "--format", "csv"});
+  ASSERT_EQ(streamed.exit_code, 0) << streamed.err;
+  const auto events = CsvEvents(streamed.out);
+  ASSERT_EQ(events.size(), 2U) << streamed.out;
+  EXPECT_EQ(events[0].second, "activated:0");
+  EXPECT_EQ(events[1].second, "deactivated:0");
 }
 
 // `view` writes what the session's driver computes: a viewer from sample 0 (replayed if it
