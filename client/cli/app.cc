@@ -141,7 +141,8 @@ void AddStreamOptions(CLI::App* command, StreamCommandOptions* o, std::string* s
       ->allow_extra_args(false);
   command
       ->add_option("--frame-samples", o->frame_samples,
-                   "Samples per frame on the wire (default: the server's, 256)")
+                   "Samples per frame on the wire (default: the server's, 256; `stream "
+                   "--realtime`: those due within 1/30 s of wall time)")
       ->check(WholeNumberIn(0, std::numeric_limits<std::uint32_t>::max()));
   command->add_option("--from-index", o->from_index,
                       "First sample to write, replayed from the server's history if already "

@@ -27,7 +27,8 @@ struct StreamCommandOptions {
   std::optional<double> output_interval;  // [s] (stream only)
   double realtime_factor = 0;             // simulated s per wall-clock s, 0 = flat out (stream only)
   std::vector<std::string> columns;       // empty = all
-  std::uint32_t frame_samples = 0;        // 0 = the server's default
+  // 0 = the server's default; for a realtime stream (stream only), about 1/30 s of wall time
+  std::uint32_t frame_samples = 0;
   std::optional<std::uint64_t> from_index;   // start_sample_index: first sample to write
   std::optional<std::uint64_t> max_samples;  // stop condition: pause after this many samples
   std::optional<double> stop_time;           // stop condition [s]: pause after the first t >= it

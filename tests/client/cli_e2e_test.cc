@@ -855,6 +855,42 @@ TEST_F(CliAgainstServer, StreamWithChosenColumnsKeepsTheSwitches) {
   EXPECT_EQ(events[1].second, "deactivated:0");
 }
 
+// `tether --server ADDRESS args…` started with stdout to `csv` and stderr to `err` (files).
+std::unique_ptr<ChildProcess> StartTether(const std::string& address, const std::string& args,
+                                          const std::string& csv, const std::string& err) {
+  return std::make_unique<ChildProcess>(
+      std::vector<std::string>{"/bin/sh", "-c",
+                               std::string("exec ") + kTether + " --server " + address + " " +
+                                   args + " > " + csv + " 2> " + err},
+      err + ".log");
+}
+
+// Creates a pendulum session `id` with a horizon of 1000 s and samples `interval` s apart, and
+// starts `stream ID --realtime 1 --format csv` on it (stdout to `csv`, stderr to `err`).
+std::unique_ptr<ChildProcess> StartRealtimeStream(const std::string& address,
+                                                  const std::string& id, const char* interval,
+                                                  const std::string& csv, const std::string& err) {
+  const ProcessResult created =
+      Tether({"--server", address, "sessions", "create", "pendulum", "--id", id, "--t-end", "1000",
+              "--output-interval", interval});
+  EXPECT_EQ(created.exit_code, 0) << created.err;
+  return StartTether(address, "stream " + id + " --realtime 1 --format csv", csv, err);
+}
+
+// A realtime stream is cut into frames of about 1/30 s of wall time, so its first rows arrive
+// at once: a whole 256-sample frame of samples 0.05 s apart would take 12.8 s at --realtime 1.
+TEST_F(CliAgainstServer, RealtimeStreamDeliversItsFirstRowsPromptly) {
+  const std::string csv = TempFile("realtime.csv");
+  const std::string err = TempFile("realtime.err");
+  auto stream = StartRealtimeStream(address_, "cli-realtime", "0.05", csv, err);
+  // 4 s, a third of the first 256-sample frame's 12.8 s: about 80 samples are due by then.
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  EXPECT_EQ(stream->Stop(std::chrono::milliseconds(10000)), 130) << ReadWholeFile(err);
+  EXPECT_GE(CsvRows(ReadWholeFile(csv)).size(), 1u) << ReadWholeFile(err);
+  std::filesystem::remove(csv);
+  std::filesystem::remove(err);
+}
+
 // `view` writes what the session's driver computes: a viewer from sample 0 (replayed if it
 // joins late) started beside the driving `stream` gets the same rows, and ends at its own stop
 // condition with exit 0; its --stop-time and --columns work as the driver's.
