@@ -238,6 +238,8 @@ int WriteStream(const RunCommandOptions& options, const std::string& command,
     progress->Update(sample.t, sample.index + 1);
     return true;
   };
+  // One rule for run, stream and view: whoever reads the output sees each frame as it comes.
+  handlers.on_frame = [&] { output.Flush(); };
   client::StreamEnd end;
   bool interrupted = false;
   {

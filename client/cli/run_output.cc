@@ -35,6 +35,7 @@ bool RunOutput::OpenFormat(std::string* why) {
     }
     data = &file_;
   }
+  data_ = data;
   switch (options_.format) {
     case OutputFormat::kTable: {
       // Fitted to the terminal only when the table goes to one.
@@ -103,6 +104,10 @@ void RunOutput::Row(const client::Sample& sample) {
     for (const client::Switch& s : sample.switches) events_.push_back({s.activated(), s.t, s.constraint});
   }
   sink_->Row(row_, events_);
+}
+
+void RunOutput::Flush() {
+  if (data_ != nullptr) data_->flush();
 }
 
 void RunOutput::End() {

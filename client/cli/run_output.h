@@ -32,6 +32,9 @@ class RunOutput {
   bool Begin(const std::string& title, const v1::StreamHeader& header,
              const client::StreamColumns& columns, std::string* why);
   void Row(const client::Sample& sample);
+  // Hands the rows so far to the reader (stdout or --output): called after each frame, so that
+  // a pipe or a file followed live gets rows as the server sends them, not when a buffer fills.
+  void Flush();
   void End();
 
   // The stream has inequalities (known from the first sample on).
@@ -46,6 +49,7 @@ class RunOutput {
   const RunCommandOptions& options_;
   std::ostream& out_;
   std::ofstream file_;
+  std::ostream* data_ = nullptr;  // where the format writes: out_ or file_
   std::ofstream plot_file_;
   std::unique_ptr<RowSink> format_;
   std::unique_ptr<RowSink> plot_;

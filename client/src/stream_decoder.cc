@@ -46,6 +46,7 @@ bool StreamDecoder::ConsumeFrame(const v1::Frame& frame) {
   }
   if (!DeliverSamples(frame)) return false;
   if (frame.has_progress() && handlers_.on_progress) handlers_.on_progress(frame.progress());
+  if (handlers_.on_frame) handlers_.on_frame();
   return true;
 }
 

@@ -891,6 +891,36 @@ TEST_F(CliAgainstServer, RealtimeStreamDeliversItsFirstRowsPromptly) {
   std::filesystem::remove(err);
 }
 
+// Whether the CSV file at `path` has a data row within 10 s (200 polls of 50 ms).
+bool WaitForCsvRow(const std::string& path) {
+  for (int i = 0; i < 200; ++i) {
+    if (!CsvRows(ReadWholeFile(path)).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// `stream` and `view` hand each frame to their output at once: a reader of a pipe or a file
+// sees the rows while the stream goes on. At --realtime 1, samples 1 s apart (≈ 150 bytes of
+// CSV each) would fill a 4 KiB stdio buffer only after ≈ 27 s, so without that nothing arrives
+// within the 10 s waited here; with it the first rows come at once.
+TEST_F(CliAgainstServer, StreamAndViewOutputReachesAFileFrameByFrame) {
+  const std::string csv = TempFile("flush.csv");
+  const std::string err = TempFile("flush.err");
+  const std::string view_csv = TempFile("flush_view.csv");
+  const std::string view_err = TempFile("flush_view.err");
+  auto stream = StartRealtimeStream(address_, "cli-flush", "1", csv, err);
+  auto view = StartTether(
+      address_, "view cli-flush --from-index 0 --frame-samples 1 --format csv", view_csv, view_err);
+  EXPECT_TRUE(WaitForCsvRow(csv)) << ReadWholeFile(err);
+  EXPECT_TRUE(WaitForCsvRow(view_csv)) << ReadWholeFile(view_err);
+  EXPECT_TRUE(stream->running());
+  EXPECT_TRUE(view->running());
+  view.reset();
+  stream.reset();
+  for (const std::string& file : {csv, err, view_csv, view_err}) std::filesystem::remove(file);
+}
+
 // `view` writes what the session's driver computes: a viewer from sample 0 (replayed if it
 // joins late) started beside the driving `stream` gets the same rows, and ends at its own stop
 // condition with exit 0; its --stop-time and --columns work as the driver's.

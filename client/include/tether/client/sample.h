@@ -71,6 +71,9 @@ struct StreamHandlers {
   // Sample::switches, at the sample they belong to).
   std::function<void(const v1::Event& event)> on_event;
   std::function<void(const v1::Progress& progress)> on_progress;
+  // After each frame's events, samples and progress were handed on (e.g. to flush output that
+  // a reader follows live); not after a frame that on_sample cancelled.
+  std::function<void()> on_frame;
   // If given, raising it (from any thread, or a signal handler) ends the call within about
   // kStopPollInterval as on_sample returning false does, also while no frame arrives (a frame
   // of a slow run can take the server a while).
