@@ -1,10 +1,14 @@
 #include "cli/spec_text.h"
 
+#include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+
+#include "tether/expr/quote.h"
 
 namespace tether::cli {
 
@@ -27,6 +31,15 @@ bool ReadSpecText(const std::string& path, std::string* text, std::string* why) 
   *text = buffer.str();
   if (text->empty()) {
     *why = "'" + path + "' is empty";
+    return false;
+  }
+  // A spec travels in a protobuf string field, which must be UTF-8: refuse other bytes here,
+  // naming the first, rather than let the call fail in serialization.
+  if (const auto bad = expr::FirstInvalidUtf8(*text)) {
+    std::array<char, 8> byte{};
+    std::snprintf(byte.data(), byte.size(), "0x%02x", static_cast<unsigned char>((*text)[*bad]));
+    *why = "'" + path + "' is not UTF-8 text (byte " + byte.data() + " at offset " +
+           std::to_string(*bad) + "), so not a JSON spec";
     return false;
   }
   return true;

@@ -372,6 +372,25 @@ TEST(CliStiff, EngineOptionsAreCheckedByTheServer) {
 
 // Counts are checked on their text: CLI11 would turn "-5" into 2⁶⁴ − 5 and run on (and a sweep
 // of 2⁶⁴ − 5 Latin-hypercube samples would allocate until it aborts).
+// A spec is JSON text, which a protobuf string field carries only as UTF-8: a binary file is
+// refused before any call (validate, register, run --spec alike), naming the file and its
+// first byte that is not UTF-8.
+TEST(CliExitCodes, NonUtf8SpecIsRefusedBeforeAnyCall) {
+  const std::string path = TempFile("binary_spec.bin");
+  // `{"name": "x` is 11 bytes; 0xff never occurs in UTF-8.
+  std::ofstream(path, std::ios::binary) << "{\"name\": \"x\xff\x80\"}";
+  const std::string expected =
+      "'" + path + "' is not UTF-8 text (byte 0xff at offset 11), so not a JSON spec\n";
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"validate", path}, {"register", path}, {"run", "--spec", path}}) {
+    const ProcessResult result = Tether(args);
+    EXPECT_EQ(result.exit_code, 2) << args[0] << ": " << result.err;
+    EXPECT_THAT(result.err, HasSubstr(expected)) << args[0];
+    EXPECT_THAT(result.err, ::testing::Not(HasSubstr("libprotobuf"))) << args[0];
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(CliExitCodes, ACountOutsideItsRangeExitsTwo) {
   struct Case {
     std::vector<std::string> command;  // the option last, its value appended

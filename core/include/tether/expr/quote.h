@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,10 @@ inline constexpr std::size_t kMaxQuotedBytes = 64;
 // `max_bytes` bytes (never splitting a UTF-8 sequence) are followed by "…(N bytes)", N the
 // length of the whole of `text`.
 std::string Printable(std::string_view text, std::size_t max_bytes = kMaxQuotedBytes);
+
+// Offset of the first byte of `text` that is not part of a valid UTF-8 sequence (the reading of
+// Printable), or nullopt when all of `text` is UTF-8: e.g. text for a protobuf string field.
+std::optional<std::size_t> FirstInvalidUtf8(std::string_view text);
 
 // "'" + Printable(text, max_bytes) + "'": 'length', 'aaaa…(10240 bytes)'.
 std::string Quote(std::string_view text, std::size_t max_bytes = kMaxQuotedBytes);
