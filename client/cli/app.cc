@@ -47,11 +47,17 @@ std::string LocalServer() {
   return (address.front() == '[' ? "[::1]:" : "127.0.0.1:") + port;
 }
 
-// The options of one Simulate call, shared by `run` and `sweep` (every run of a sweep takes them).
-void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
+// What `run` and `sweep` simulate: a named model or an inline spec. (A session runs a
+// registered model: `sessions create` has MODEL alone.)
+void AddModelSource(CLI::App* run, RunCommandOptions* o) {
   run->add_option("MODEL", o->model, "Model name (`tether models` lists them)");
   run->add_option("--spec", o->spec_file,
                   "Run this JSON spec inline instead of a named model (- reads standard input)");
+}
+
+// The options of one simulation, shared by `run`, `sweep` (every run of a sweep takes them) and
+// `sessions create`.
+void AddSimulationOptions(CLI::App* run, RunCommandOptions* o) {
   run->add_option("--t-end", o->t_end, "End time [s] (default: the model's suggestion, else 10)");
   run->add_option("--output-interval", o->output_interval,
                   "Sample spacing [s]; 0 = every accepted step (default: the model's, else 0.01)");
@@ -126,6 +132,7 @@ void AddOutputOptions(CLI::App* command, RunCommandOptions* o, std::string* form
 }
 
 void AddRunOptions(CLI::App* run, RunCommandOptions* o, std::string* format) {
+  AddModelSource(run, o);
   AddSimulationOptions(run, o);
   AddOutputOptions(run, o, format);
 }
@@ -260,6 +267,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   std::string sweep_format;
   CLI::App* sweep = app.add_subcommand(
       "sweep", "Run a model over a parameter design (grid, values, Latin hypercube, CSV): one row per run");
+  AddModelSource(sweep, &sweep_options.run);
   AddSimulationOptions(sweep, &sweep_options.run);
   AddSweepOptions(sweep, &sweep_options, &sweep_format);
 
@@ -297,8 +305,12 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   RunCommandOptions create_options;
   CLI::App* sessions_create = sessions->add_subcommand(
       "create", "Create a session of a registered model (then `tether stream SESSION`)");
+  sessions_create
+      ->add_option("MODEL", create_options.model,
+                   "Registered model name (`tether models` lists them; `tether register FILE` "
+                   "adds one)")
+      ->required();
   AddSimulationOptions(sessions_create, &create_options);
-  sessions_create->get_option("MODEL")->required();
   sessions_create->add_option("--id", session_id,
                               "Session id, [a-z][a-z0-9-]{0,62} (default: chosen by the client)");
 

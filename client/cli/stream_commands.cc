@@ -56,9 +56,6 @@ v1::StreamStatesRequest CommonRequest(const StreamCommandOptions& options) {
 int SessionsCreateCommand(Connection& connection, const RunCommandOptions& options,
                           const std::string& id, std::ostream& out, std::ostream& err) {
   std::vector<std::string> problems;
-  if (!options.spec_file.empty()) {
-    problems.push_back("--spec: a session runs a registered model (tether register FILE first)");
-  }
   if (!options.columns.empty()) {
     problems.push_back("--columns: columns are chosen per stream (tether stream --columns)");
   }

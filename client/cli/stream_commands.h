@@ -36,8 +36,9 @@ struct StreamCommandOptions {
   RunCommandOptions output;
 };
 
-// CreateSession of `options.model` with its overrides and solver options, as `run` takes them
-// (--spec and --columns have no meaning here and are refused); `id` empty = server-chosen.
+// CreateSession of the registered model `options.model` with its overrides and solver options,
+// as `run` takes them (--columns has no meaning here and is refused); `id` empty =
+// server-chosen.
 // Prints the session's name.
 int SessionsCreateCommand(Connection& connection, const RunCommandOptions& options,
                           const std::string& id, std::ostream& out, std::ostream& err);

@@ -981,6 +981,21 @@ TEST(CliScripting, StreamAndViewHelpNameTheStopConditions) {
   }
 }
 
+// A session runs a registered model: `sessions create` offers no inline --spec, and refuses one
+// as an unknown option (exit 2), while `run` and `sweep` keep theirs.
+TEST(CliScripting, SessionsCreateOffersNoInlineSpec) {
+  const ProcessResult help = Tether({"sessions", "create", "--help"});
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_THAT(help.out, HasSubstr("Registered model name"));
+  EXPECT_THAT(help.out, ::testing::Not(HasSubstr("--spec")));
+  const ProcessResult spec = Tether({"sessions", "create", "pendulum", "--spec", "x.json"});
+  EXPECT_EQ(spec.exit_code, 2);
+  EXPECT_THAT(spec.err, HasSubstr("--spec"));
+  for (const char* command : {"run", "sweep"}) {
+    EXPECT_THAT(Tether({command, "--help"}).out, HasSubstr("--spec")) << command;
+  }
+}
+
 }  // namespace
 TEST(CliScripting, VersionsOfBothBinaries) {
   const ProcessResult cli = Tether({"--version"});
