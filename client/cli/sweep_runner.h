@@ -25,7 +25,7 @@ namespace tether::cli {
 // reached; retry later"). A run that ended RESOURCE_EXHAUSTED with a summary hit its step limit
 // and would hit it again; DEADLINE_EXCEEDED ran for the whole deadline and would run out of it
 // again. The runner retries these; --resume runs such rows again. The Python client's sweep
-// has the same rule (client/python/tether/sweep.py, is_transient_failure).
+// has the same rule (client/python/tether/_retry.py, is_transient_failure).
 bool IsTransientFailure(std::string_view status, bool summarized);
 
 struct SweepRunnerOptions {
