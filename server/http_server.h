@@ -23,10 +23,12 @@
 //   GET    /healthz                    200 {"status":"SERVING"}, 503 NOT_SERVING while draining
 //   GET|HEAD anything else outside /v1  the dashboard's embedded files (embedded_files.h)
 // A refused call answers google.rpc.Status JSON with the HTTP status of its code. A stream
-// refused at admission (unknown session, limits, a bad query) answers so too, which makes
-// EventSource give up; one that the run's start refuses (the session already has a driving
-// stream, e.g. a dead connection the server has not noticed yet; a bad horizon) answers 200
-// and then `event: error`, after which EventSource retries.
+// refused at admission answers so too, which makes EventSource give up: an unknown session,
+// limits, a bad query, and whatever the run's start would refuse as the session is then (stop
+// conditions, columns, start index, horizon: RunSource::Check). What only the run's start can
+// tell (the session already has a driving stream, e.g. a dead connection the server has not
+// noticed yet; a change made by that stream before it ended) answers 200 and then
+// `event: error`, after which EventSource retries.
 //
 // Tokens: `Authorization: Bearer TOKEN`, checked by the same code as gRPC's metadata. Because
 // EventSource cannot set headers, the two stream routes also accept `?access_token=TOKEN`;

@@ -29,6 +29,11 @@ class RunSource {
   // On a worker, before any message: prepares the run and fills the header. A non-OK status
   // ends the call with it. `cancel` stays valid for the life of the source.
   virtual grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) = 0;
+  // On the caller's thread, before the transport commits to a stream: the error Begin would
+  // return for the request as things are now, changing nothing, so that a transport can
+  // answer it as a refused call (an HTTP status rather than a stream that ends at once).
+  // Begin checks again: things may change in between. OK where nothing is known up front.
+  virtual grpc::Status Check() { return grpc::Status::OK; }
   // On a worker, before Begin: zero to Begin now, or how long to wait before asking again. A
   // source whose run is still held by a stream that is ending asks the new stream to wait a
   // little: a client that cancels a stream and at once opens the next one must not be refused

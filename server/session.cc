@@ -184,6 +184,16 @@ void Session::Touch() {
   last_used = Clock::now();
 }
 
+grpc::Status Session::CheckStart(std::uint64_t start, std::uint64_t begin, std::uint64_t end,
+                                 std::string_view what) const {
+  if (start >= begin && start <= end) return grpc::Status::OK;
+  return Error(grpc::StatusCode::FAILED_PRECONDITION,
+               "start_sample_index = " + std::to_string(start) + " is outside the " +
+                   std::string(what) + " range [" + std::to_string(begin) + ", " +
+                   std::to_string(end) + "] of session '" + std::string(kSessionPrefix) + id +
+                   "'" + (start < begin ? "; " + history.TrimReason() : std::string()));
+}
+
 v1::Session Session::ToProto(std::chrono::milliseconds ttl) const {
   v1::Session out;
   out.set_name(std::string(kSessionPrefix) + id);

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "errors.h"
@@ -195,6 +196,11 @@ struct Session {
   void WakeViewers();
   // The resource (caller holds `mutex`). `ttl` gives expire_time.
   [[nodiscard]] v1::Session ToProto(std::chrono::milliseconds ttl) const;
+  // OK if a stream may start at sample `start` of the range [begin, end] it can send, or
+  // FAILED_PRECONDITION naming the range (`what`: "replayable", "viewable") and, before it,
+  // why the history let go of those samples. Caller holds `mutex`.
+  [[nodiscard]] grpc::Status CheckStart(std::uint64_t start, std::uint64_t begin,
+                                        std::uint64_t end, std::string_view what) const;
 };
 
 // All sessions of a server, bounded by `max_sessions` (and `max_per_tenant` per tenant),

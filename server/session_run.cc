@@ -53,6 +53,13 @@ std::chrono::milliseconds SessionRun::RetryBeginIn(std::chrono::milliseconds wai
   return waited < grace ? kRetryInterval : std::chrono::milliseconds{0};
 }
 
+grpc::Status SessionRun::Check() {
+  std::lock_guard lock(session_->mutex);
+  if (session_->streaming) return grpc::Status::OK;
+  v1::StreamHeader header;
+  return Validate(&header);
+}
+
 grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) {
   // A cancelled Advance stays resumable (simulation.h), and the samples it emitted before the
   // flag was seen are kept in the history: the session pauses exactly there.
@@ -64,26 +71,11 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
                  "session '" + name + "' already has an open StreamStates call; "
                  "one stream per session (cancel the other first)");
   }
-  if (grpc::Status s = StopConditions::Make(request_, &stop_); !s.ok()) return s;
+  if (grpc::Status s = Validate(header); !s.ok()) return s;
+  ApplyHorizon();
   simulate::Simulation& sim = *session_->simulation;
-  columns_ = sim.columns().size();
-  if (grpc::Status s = MakeWriter(sim, request_.columns(), header, &writer_); !s.ok()) return s;
-  const std::uint64_t next = sim.next_sample_index();
-  const std::uint64_t begin = session_->history.begin_index(next);
-  const std::uint64_t start =
-      request_.has_start_sample_index() ? request_.start_sample_index()
-                                        : std::min(session_->delivered_end, next);
-  if (start < begin || start > next) {
-    return Error(grpc::StatusCode::FAILED_PRECONDITION,
-                 "start_sample_index = " + std::to_string(start) +
-                     " is outside the replayable range [" + std::to_string(begin) + ", " +
-                     std::to_string(next) + "] of session '" + name + "'" +
-                     (start < begin ? "; " + session_->history.TrimReason() : std::string()));
-  }
-  if (grpc::Status s = ApplyHorizon(header); !s.ok()) return s;
-  replay_next_ = start;
-  replay_end_ = next;
-  first_index_ = start;
+  replay_next_ = first_index_;
+  replay_end_ = sim.next_sample_index();
   t_last_sent_ = session_->t;
   at_start_ = sim.statistics();
   session_->streaming = true;
@@ -92,7 +84,7 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
   session_->last_used = Session::Clock::now();
 
   header->set_session(name);
-  header->set_first_sample_index(start);
+  header->set_first_sample_index(first_index_);
   header->set_t_start(t_start_);
   header->set_t_end(t_end_);
   header->set_output_interval(sim.options().output_interval);
@@ -100,32 +92,47 @@ grpc::Status SessionRun::Begin(const std::atomic<bool>* cancel, v1::StreamHeader
   return grpc::Status::OK;
 }
 
-grpc::Status SessionRun::ApplyHorizon(v1::StreamHeader* header) {
-  simulate::Simulation& sim = *session_->simulation;
+grpc::Status SessionRun::Validate(v1::StreamHeader* header) {
+  if (grpc::Status s = StopConditions::Make(request_, &stop_); !s.ok()) return s;
+  const simulate::Simulation& sim = *session_->simulation;
+  columns_ = sim.columns().size();
+  if (grpc::Status s = MakeWriter(sim, request_.columns(), header, &writer_); !s.ok()) return s;
+  const std::uint64_t next = sim.next_sample_index();
+  const std::uint64_t begin = session_->history.begin_index(next);
+  first_index_ = request_.has_start_sample_index() ? request_.start_sample_index()
+                                                   : std::min(session_->delivered_end, next);
+  if (grpc::Status s = session_->CheckStart(first_index_, begin, next, "replayable"); !s.ok()) {
+    return s;
+  }
+  return CheckHorizon();
+}
+
+grpc::Status SessionRun::CheckHorizon() {
+  const simulate::Simulation& sim = *session_->simulation;
   const simulate::Options& options = sim.options();
-  const double t_end = request_.indefinite() ? std::numeric_limits<double>::infinity()
-                       : request_.has_t_end() ? request_.t_end()
-                                              : options.t_end;
-  const double interval =
+  t_end_ = request_.indefinite() ? std::numeric_limits<double>::infinity()
+           : request_.has_t_end() ? request_.t_end()
+                                  : options.t_end;
+  interval_ =
       request_.has_output_interval() ? request_.output_interval() : options.output_interval;
   std::vector<FieldViolation> violations;
   if (request_.indefinite() && request_.has_t_end()) {
     violations.push_back({"t_end", "t_end = " + FormatDouble(request_.t_end()) +
                                        " with indefinite; must be absent (an indefinite stream "
                                        "has no horizon)"});
-  } else if (std::isnan(t_end) || t_end < sim.time()) {
-    violations.push_back({"t_end", "t_end = " + FormatDouble(t_end) +
+  } else if (std::isnan(t_end_) || t_end_ < sim.time()) {
+    violations.push_back({"t_end", "t_end = " + FormatDouble(t_end_) +
                                        "; must be >= the session's t = " + FormatDouble(sim.time())});
-  } else if (std::isinf(t_end) && request_.has_t_end()) {
+  } else if (std::isinf(t_end_) && request_.has_t_end()) {
     violations.push_back({"t_end", "t_end = inf; must be finite (set indefinite to stream "
                                    "without a horizon)"});
   }
-  if (!(interval >= 0.0) || !std::isfinite(interval)) {
-    violations.push_back({"output_interval", "output_interval = " + FormatDouble(interval) +
+  if (!(interval_ >= 0.0) || !std::isfinite(interval_)) {
+    violations.push_back({"output_interval", "output_interval = " + FormatDouble(interval_) +
                                                  "; must be finite and >= 0"});
   }
-  if (violations.empty() && (t_end != options.t_end || interval != options.output_interval)) {
-    for (const simulate::SetupProblem& p : sim.SetHorizon(t_end, interval)) {
+  if (violations.empty() && (t_end_ != options.t_end || interval_ != options.output_interval)) {
+    for (const simulate::SetupProblem& p : sim.HorizonProblems(t_end_, interval_)) {
       // The core names the session's options; this request has t_end and output_interval,
       // and a step the new t_end makes too small is that t_end's problem.
       if (p.path == "options.output_interval") {
@@ -136,18 +143,26 @@ grpc::Status SessionRun::ApplyHorizon(v1::StreamHeader* header) {
         violations.push_back({"t_end", "the session's " + p.path + ": " + p.message});
       }
     }
-    grid_restarted_ = interval != options.output_interval;
   }
-  if (violations.empty() && std::isfinite(t_end)) {
-    if (auto v = SampleCountViolation(sim.time(), t_end, interval, max_samples_per_stream_, "t_end")) {
+  if (violations.empty() && std::isfinite(t_end_)) {
+    if (auto v = SampleCountViolation(sim.time(), t_end_, interval_, max_samples_per_stream_,
+                                      "t_end")) {
       violations.push_back(*v);
     }
   }
   if (!violations.empty()) return InvalidArgument("bad stream horizon", violations);
-  t_start_ = sim.time();
-  t_end_ = t_end;
-  header->set_t_end(t_end);
   return grpc::Status::OK;
+}
+
+void SessionRun::ApplyHorizon() {
+  simulate::Simulation& sim = *session_->simulation;
+  const simulate::Options& options = sim.options();
+  if (t_end_ != options.t_end || interval_ != options.output_interval) {
+    grid_restarted_ = interval_ != options.output_interval;
+    // CheckHorizon found no problem, under the same lock.
+    sim.SetHorizon(t_end_, interval_);
+  }
+  t_start_ = sim.time();
 }
 
 simulate::Status SessionRun::Next(std::size_t max_samples,

@@ -24,6 +24,9 @@ class SessionRun final : public RunSource {
   // Waits while the session's driver lets go, as long as Session::AwaitDriverRelease does,
   // without holding a worker: the stream asks again after kRetryInterval.
   std::chrono::milliseconds RetryBeginIn(std::chrono::milliseconds waited) override;
+  // The request against the session, unless a driving stream holds the run (it advances it
+  // without the session's lock): then Begin checks once that stream let go.
+  grpc::Status Check() override;
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
   simulate::Status Next(std::size_t max_samples, std::chrono::steady_clock::time_point return_by,
                         v1::Frame* frame) override;
@@ -33,8 +36,15 @@ class SessionRun final : public RunSource {
   void End(const simulate::Status& end) override;
 
  private:
-  // Horizon and grid of this stream; INVALID_ARGUMENT for a bad one. Caller holds the lock.
-  grpc::Status ApplyHorizon(v1::StreamHeader* header);
+  // The request's problems with the session as it is now, changing nothing: stop conditions,
+  // columns, start index, horizon. Sets stop_, writer_, columns_, first_index_, t_end_ and
+  // interval_. Caller holds the lock and no stream drives the session.
+  grpc::Status Validate(v1::StreamHeader* header);
+  // Part of Validate: sets the horizon and grid of this stream (t_end_, interval_);
+  // INVALID_ARGUMENT for a bad one.
+  grpc::Status CheckHorizon();
+  // Gives the run the horizon and grid CheckHorizon accepted. Caller holds the lock.
+  void ApplyHorizon();
   // Carries out the change of a ControlSession command on this worker (the only party that
   // may touch the run while the stream is open).
   void ApplyChange(const ControlCommand& command);
@@ -65,6 +75,7 @@ class SessionRun final : public RunSource {
   bool limit_reached_ = false;
   double t_start_ = 0.0;
   double t_end_ = 0.0;
+  double interval_ = 0.0;  // the output grid's interval this stream asks for
   std::uint64_t samples_sent_ = 0;
   std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
 };

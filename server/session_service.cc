@@ -498,7 +498,7 @@ grpc::Status SessionService::OpenStateStream(const std::string& tenant,
                                                state_->config.max_steps_per_stream,
                                                state_->config.max_samples_per_stream);
   }
-  return grpc::Status::OK;
+  return out->source->Check();
 }
 
 grpc::Status SessionService::OpenSimulate(const std::string& tenant,

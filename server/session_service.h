@@ -134,7 +134,8 @@ class SessionService {
   void GetServerInfo(v1::ServerInfo* response);
 
   // StreamStates: admits the stream (limits, draining) and makes its source (the session's
-  // driver, or a viewer for view_only); the model goes to `log`.
+  // driver, or a viewer for view_only), refusing a request the source's Begin would refuse as
+  // the session is now (RunSource::Check); the model goes to `log`.
   grpc::Status OpenStateStream(const std::string& tenant, const v1::StreamStatesRequest& request,
                                RpcLog* log, StreamStart* out);
   // Simulate: admits the stream and makes its one-shot source.

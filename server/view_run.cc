@@ -13,7 +13,28 @@ namespace tether::server {
 ViewRun::ViewRun(std::shared_ptr<Session> session, v1::StreamStatesRequest request)
     : session_(std::move(session)), request_(std::move(request)) {}
 
+grpc::Status ViewRun::Check() {
+  std::lock_guard lock(session_->mutex);
+  v1::StreamHeader header;
+  return Validate(&header);
+}
+
 grpc::Status ViewRun::Begin(const std::atomic<bool>* /*cancel*/, v1::StreamHeader* header) {
+  std::lock_guard lock(session_->mutex);
+  if (grpc::Status s = Validate(header); !s.ok()) return s;
+  t_last_sent_ = session_->t;
+  t_start_ = session_->t;
+  t_end_ = session_->options.t_end;
+  header->set_session(std::string(kSessionPrefix) + session_->id);
+  header->set_first_sample_index(next_);
+  header->set_t_start(session_->t);
+  header->set_t_end(session_->options.t_end);
+  header->set_output_interval(session_->options.output_interval);
+  InitializationToProto(session_->simulation->initialization(), header->mutable_initialization());
+  return grpc::Status::OK;
+}
+
+grpc::Status ViewRun::Validate(v1::StreamHeader* header) {
   std::vector<FieldViolation> violations;
   // The driver owns the run's horizon, grid and pace; a viewer only watches.
   if (request_.has_t_end()) violations.push_back({"t_end", "t_end is the driving stream's; must be absent with view_only"});
@@ -26,32 +47,13 @@ grpc::Status ViewRun::Begin(const std::atomic<bool>* /*cancel*/, v1::StreamHeade
   }
   if (!violations.empty()) return InvalidArgument("bad view-only stream", violations);
   if (grpc::Status s = StopConditions::Make(request_, &stop_); !s.ok()) return s;
-
-  std::lock_guard lock(session_->mutex);
-  const std::string name = std::string(kSessionPrefix) + session_->id;
   const simulate::Simulation& sim = *session_->simulation;
   columns_ = sim.columns().size();
   if (grpc::Status s = MakeWriter(sim, request_.columns(), header, &writer_); !s.ok()) return s;
   const std::uint64_t end = session_->next_index;
   const std::uint64_t begin = session_->history.begin_index(end);
   next_ = request_.has_start_sample_index() ? request_.start_sample_index() : end;
-  if (next_ < begin || next_ > end) {
-    return Error(grpc::StatusCode::FAILED_PRECONDITION,
-                 "start_sample_index = " + std::to_string(next_) +
-                     " is outside the viewable range [" + std::to_string(begin) + ", " +
-                     std::to_string(end) + "] of session '" + name + "'" +
-                     (next_ < begin ? "; " + session_->history.TrimReason() : std::string()));
-  }
-  t_last_sent_ = session_->t;
-  t_start_ = session_->t;
-  t_end_ = session_->options.t_end;
-  header->set_session(name);
-  header->set_first_sample_index(next_);
-  header->set_t_start(session_->t);
-  header->set_t_end(session_->options.t_end);
-  header->set_output_interval(session_->options.output_interval);
-  InitializationToProto(sim.initialization(), header->mutable_initialization());
-  return grpc::Status::OK;
+  return session_->CheckStart(next_, begin, end, "viewable");
 }
 
 simulate::Status ViewRun::Next(std::size_t max_samples,

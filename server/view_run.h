@@ -25,6 +25,7 @@ class ViewRun final : public RunSource {
  public:
   ViewRun(std::shared_ptr<Session> session, v1::StreamStatesRequest request);
 
+  grpc::Status Check() override;
   grpc::Status Begin(const std::atomic<bool>* cancel, v1::StreamHeader* header) override;
   // Sends what the driver computed: nothing to wait for, so `return_by` does not apply.
   simulate::Status Next(std::size_t max_samples, std::chrono::steady_clock::time_point return_by,
@@ -37,6 +38,11 @@ class ViewRun final : public RunSource {
   [[nodiscard]] simulate::Statistics Work() const override { return {}; }
 
  private:
+  // The request's problems with the session as it is now: fields that belong to the driver,
+  // stop conditions, columns, start index. Sets stop_, writer_, columns_ and next_. Caller
+  // holds the session's lock.
+  grpc::Status Validate(v1::StreamHeader* header);
+
   std::shared_ptr<Session> session_;
   v1::StreamStatesRequest request_;
   StopConditions stop_;

@@ -1108,7 +1108,8 @@ Status Simulation::Advance(std::size_t max_samples,
   return s;
 }
 
-std::vector<SetupProblem> Simulation::SetHorizon(double t_end, double output_interval) {
+std::vector<SetupProblem> Simulation::HorizonProblems(double t_end,
+                                                     double output_interval) const {
   Options changed = impl_->setup.options;
   changed.t_end = t_end;
   changed.output_interval = output_interval;
@@ -1138,8 +1139,14 @@ std::vector<SetupProblem> Simulation::SetHorizon(double t_end, double output_int
                                              ", closer than the smallest step " + Num(floor) +
                                              " there; choose a later t_end"});
   }
+  return problems;
+}
+
+std::vector<SetupProblem> Simulation::SetHorizon(double t_end, double output_interval) {
+  std::vector<SetupProblem> problems = HorizonProblems(t_end, output_interval);
   if (!problems.empty()) return problems;
-  impl_->setup.options = changed;
+  impl_->setup.options.t_end = t_end;
+  impl_->setup.options.output_interval = output_interval;
   impl_->grid_origin = impl_->last_emitted;
   impl_->grid_k = 1;
   if (impl_->status.reason == Termination::kReachedEnd) impl_->status = Status{};

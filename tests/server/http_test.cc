@@ -564,6 +564,37 @@ TEST_F(HttpTest, AReconnectWithLastEventIdContinuesWithoutGapOrDuplicate) {
   ExpectSameSamples(by_http, by_grpc);
 }
 
+// A stream request that the run's start would refuse for a reason known before the first event
+// is refused as a bad query parameter is, with its HTTP status and google.rpc.Status JSON: an
+// EventSource given 200 and `event: error` would reconnect to the same error forever.
+TEST_F(HttpTest, AStreamRefusedBeforeItsFirstEventIsAnHttpError) {
+  ASSERT_EQ(Http(http_, "POST", "/v1/sessions", ToJsonText(PendulumSession("v", 1.0))).status, 200);
+  // {query, what the refusal names}; the session has computed nothing, so its replayable range
+  // is [0, 0]; 1e-12 s between samples over 1 s asks for more than max_samples_per_stream.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"maxSamples=0", "max_samples = 0"},
+      {"stopTime=nan", "stop_time = nan"},
+      {"startSampleIndex=99", "start_sample_index = 99 is outside"},
+      {"outputInterval=1e-12", "output_interval"},
+      {"tEnd=-1", "t_end = -1"},
+      {"columns=z", "unknown column 'z'"},
+      {"viewOnly=true&maxSamples=0", "max_samples = 0"},
+      {"viewOnly=true&startSampleIndex=99", "start_sample_index = 99 is outside"},
+  };
+  for (const auto& [query, names] : refused) {
+    HttpResponse r = Http(http_, "GET", "/v1/sessions/v:stream?" + query);
+    EXPECT_EQ(r.status, 400) << query << ": " << r.body;
+    EXPECT_EQ(r.headers["content-type"], "application/json") << query;
+    EXPECT_NE(r.body.find(names), std::string::npos) << query << ": " << r.body;
+  }
+  // Checking changed nothing: the session streams from its start to its own t_end.
+  const HttpResponse good = Http(http_, "GET", "/v1/sessions/v:stream");
+  ASSERT_EQ(good.status, 200) << good.body;
+  const Collected samples = FromSse(ParseSse(good.body));
+  EXPECT_TRUE(samples.status.ok()) << samples.status.error_message();
+  EXPECT_EQ(samples.t.size(), 21U);  // t = 0, 0.05, …, 1
+}
+
 // Bearer tokens and tenants as gRPC has them: the header, or ?access_token= on a stream.
 TEST(HttpTokenTest, TokensAndTenantsAreGrpcs) {
   const std::string file = ::testing::TempDir() + "http_tokens_" + std::to_string(::getpid());

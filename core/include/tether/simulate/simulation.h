@@ -315,8 +315,13 @@ class Simulation {
   static constexpr std::uint64_t kStepsPerClockRead = 16;
 
   // Changes the horizon or the output grid between Advance calls; the grid restarts at the
-  // last emitted sample. A run that had reached its end continues if t_end grows.
+  // last emitted sample. A run that had reached its end continues if t_end grows. Changes
+  // nothing and returns HorizonProblems' problems if there are any.
   std::vector<SetupProblem> SetHorizon(double t_end, double output_interval);
+  // Why SetHorizon(t_end, output_interval) would refuse, without changing the run (a server
+  // checks a request before it commits to answering it).
+  [[nodiscard]] std::vector<SetupProblem> HorizonProblems(double t_end,
+                                                          double output_interval) const;
 
   // Changes parameters and/or state values between Advance calls and re-runs consistent
   // initialization at the current time. The next sample continues the index sequence.
