@@ -97,6 +97,20 @@ std::vector<std::pair<std::string, std::string>> QueryParameters(MHD_Connection*
   return out;
 }
 
+// A `Last-Event-ID` header as the request's start_sample_index; INVALID_ARGUMENT naming the
+// header if it is not a sample index.
+grpc::Status BindLastEventId(std::string_view value, v1::StreamStatesRequest* request) {
+  if (BindQuery({{"start_sample_index", std::string(value)}}, request).ok()) {
+    return grpc::Status::OK;
+  }
+  return InvalidArgument(
+      "bad Last-Event-ID header",
+      {{"header.Last-Event-ID",
+        "Last-Event-ID: " + Quote(value) +
+            "; must be a sample index (an unsigned integer: the id of the last event received), "
+            "which resumes the stream there as start_sample_index"}});
+}
+
 // The request's Origin if http_cors_origins allows it ("*" allows any).
 std::optional<std::string> AllowedOrigin(MHD_Connection* connection, const ServerConfig& config) {
   const auto origin = Header(connection, "Origin");
@@ -300,7 +314,7 @@ struct HttpServer::Handler {
       // EventSource's reconnect: resume after the last event received.
       const auto last = Header(connection, "Last-Event-ID");
       if (status.ok() && last && !states.has_start_sample_index()) {
-        status = BindQuery({{"start_sample_index", std::string(*last)}}, &states);
+        status = BindLastEventId(*last, &states);
       }
     }
     RpcLog log = simulate ? core().Log("Simulate", {},

@@ -595,6 +595,20 @@ TEST_F(HttpTest, AStreamRefusedBeforeItsFirstEventIsAnHttpError) {
   EXPECT_EQ(samples.t.size(), 21U);  // t = 0, 0.05, …, 1
 }
 
+// EventSource's reconnect sends the last event's id as a header: a bad one is named as the
+// header, not as a query parameter the client never sent.
+TEST_F(HttpTest, ABadLastEventIdIsNamedAsTheHeader) {
+  ASSERT_EQ(Http(http_, "POST", "/v1/sessions", ToJsonText(PendulumSession("le", 1.0))).status,
+            200);
+  const HttpResponse r =
+      Http(http_, "GET", "/v1/sessions/le:stream", {}, "Last-Event-ID: abc\r\n");
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("\"field\":\"header.Last-Event-ID\""), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("Last-Event-ID: 'abc'; must be a sample index"), std::string::npos)
+      << r.body;
+  EXPECT_EQ(r.body.find("query."), std::string::npos) << r.body;
+}
+
 // Bearer tokens and tenants as gRPC has them: the header, or ?access_token= on a stream.
 TEST(HttpTokenTest, TokensAndTenantsAreGrpcs) {
   const std::string file = ::testing::TempDir() + "http_tokens_" + std::to_string(::getpid());
