@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "errors.h"
 #include "google/api/annotations.pb.h"
 
 namespace tether::server {
@@ -105,7 +106,74 @@ std::string FirstSegment(std::string_view path) {
   return std::string(segment);
 }
 
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// `segment` with its "%XX" escapes decoded.
+std::string PercentDecoded(std::string_view segment) {
+  std::string out;
+  for (std::size_t i = 0; i < segment.size(); ++i) {
+    const int high = i + 2 < segment.size() ? HexDigit(segment[i + 1]) : -1;
+    const int low = high >= 0 ? HexDigit(segment[i + 2]) : -1;
+    if (segment[i] != '%' || low < 0) {
+      out += segment[i];
+      continue;
+    }
+    out += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return out;
+}
+
+// The length of the UTF-8 sequence that `lead` starts (RFC 3629: at most 4 bytes, no
+// overlong 2-byte leads 0xc0/0xc1, nothing above U+10FFFF); 0 if it starts none.
+std::size_t Utf8Length(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}
+
+// What is wrong with the decoded bytes of a segment; empty if nothing. Overlong 3- and 4-byte
+// forms and surrogates are not told apart from valid ones: the check is for names that print.
+std::string DecodedProblem(std::string_view bytes) {
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto byte = static_cast<unsigned char>(bytes[i]);
+    if (byte < 0x20 || byte == 0x7f) {
+      constexpr std::string_view kHex = "0123456789abcdef";
+      return std::string("control character 0x") + kHex[static_cast<std::size_t>(byte >> 4)] +
+             kHex[static_cast<std::size_t>(byte & 0xf)];
+    }
+    const std::size_t length = Utf8Length(byte);
+    bool valid = length != 0 && i + length <= bytes.size();
+    for (std::size_t k = 1; valid && k < length; ++k) {
+      valid = (static_cast<unsigned char>(bytes[i + k]) & 0xc0) == 0x80;
+    }
+    if (!valid) return "bytes that are not UTF-8";
+    i += length;
+  }
+  return "";
+}
+
 }  // namespace
+
+std::optional<std::string> PathEncodingProblem(std::string_view raw) {
+  raw = raw.substr(0, raw.find('?'));
+  const std::vector<std::string_view> segments = Split(raw, '/');
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const std::string problem = DecodedProblem(PercentDecoded(segments[i]));
+    if (problem.empty()) continue;
+    // The segment as sent; Quote escapes what would not print.
+    return "path segment " + std::to_string(i) + " " + Quote(segments[i]) + " decodes to " +
+           problem + "; a name must be printable UTF-8";
+  }
+  return std::nullopt;
+}
 
 std::optional<PathTemplate> PathTemplate::Parse(std::string_view text, std::string* error) {
   PathTemplate path;

@@ -54,6 +54,14 @@ struct HttpRoute {
   bool body = false;  // body: "*", the request message is the body; otherwise the query
 };
 
+// Why the path of a request target as sent (`raw`, before percent-decoding; a "?" and what
+// follows are ignored) cannot be routed: a segment whose decoding holds a control character
+// (0x00–0x1f, 0x7f; a decoded NUL would cut a C string, and the name with it, short) or is not
+// UTF-8. Names the segment ("path segment 3 'rob1%00zzz' decodes to control character 0x00");
+// nullopt if every segment is fine. An escape that is not "%" and two hex digits stays as sent,
+// as libmicrohttpd's decoder leaves it.
+std::optional<std::string> PathEncodingProblem(std::string_view raw);
+
 class HttpRoutes {
  public:
   // The routes of every method of `service` that has a google.api.http option, in the order of

@@ -69,6 +69,8 @@ constexpr std::string_view kJson = "application/json";
 // libmicrohttpd's per-request state: the body as it arrives, then the answer of a call that
 // ran on the pool.
 struct Call {
+  std::string raw_url;  // the request target as sent, before libmicrohttpd decodes it
+  bool headers_seen = false;  // the first OnRequest (headers only) came
   std::string body;
   bool has_body = false;  // some body arrived (kept or, too large, dropped)
   bool too_large = false;
@@ -390,6 +392,9 @@ struct HttpServer::Handler {
       return Refuse(refused->status, refused->http_status);
     }
     if (method == "OPTIONS") return Preflight();
+    if (const auto problem = PathEncodingProblem(call->raw_url)) {
+      return Refuse(InvalidArgument("bad request path", {{"path", *problem}}));
+    }
     if ((method == "GET" || method == "HEAD") && !server->routes_.Claims(path) &&
         path != "/healthz") {
       return Dashboard(method, path);
@@ -500,8 +505,8 @@ MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url, con
                      void** request_state) {
   auto* server = static_cast<HttpServer*>(cls);
   auto* call = static_cast<Call*>(*request_state);
-  if (call == nullptr) {
-    *request_state = new Call;
+  if (!call->headers_seen) {
+    call->headers_seen = true;
     return MHD_YES;
   }
   HttpServer::Handler handler{server, connection, call, std::nullopt};
@@ -525,6 +530,14 @@ MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url, con
   if (call->started) return MHD_YES;
   call->started = true;
   return handler.Dispatch(method, url);
+}
+
+// libmicrohttpd's first look at a request, with the target as sent: the request's state
+// starts here, so that the path can be checked before decoding cut it at a "%00".
+void* OnUri(void* /*cls*/, const char* uri, MHD_Connection* /*connection*/) {
+  auto* call = new Call;
+  call->raw_url = uri == nullptr ? "" : uri;
+  return call;
 }
 
 void OnCompleted(void* /*cls*/, MHD_Connection* /*connection*/, void** request_state,
@@ -553,7 +566,8 @@ std::unique_ptr<HttpServer> HttpServer::Start(SessionService* service, std::stri
       MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr, &OnRequest,
       http.get(), MHD_OPTION_LISTEN_SOCKET, http->socket_, MHD_OPTION_THREAD_POOL_SIZE,
       kHttpThreads, MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
-      kIdleTimeoutSeconds, MHD_OPTION_NOTIFY_COMPLETED, &OnCompleted, nullptr, MHD_OPTION_END);
+      kIdleTimeoutSeconds, MHD_OPTION_NOTIFY_COMPLETED, &OnCompleted, nullptr,
+      MHD_OPTION_URI_LOG_CALLBACK, &OnUri, nullptr, MHD_OPTION_END);
   if (http->daemon_ == nullptr) {
     *error = "could not start the HTTP listener on http_listen '" + config.http_listen + "'";
     ::close(http->socket_);

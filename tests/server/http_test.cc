@@ -609,6 +609,29 @@ TEST_F(HttpTest, ABadLastEventIdIsNamedAsTheHeader) {
   EXPECT_EQ(r.body.find("query."), std::string::npos) << r.body;
 }
 
+// A percent-decoded NUL would end the name as a C string: /v1/sessions/rob1%00zzz must not be
+// session rob1. A path whose decoding holds a control character or is not UTF-8 is refused,
+// naming the segment as sent.
+TEST_F(HttpTest, APathThatDecodesToAControlCharacterOrNotUtf8IsRefused) {
+  ASSERT_EQ(Http(http_, "POST", "/v1/sessions", ToJsonText(PendulumSession("rob1", 1.0))).status,
+            200);
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"/v1/sessions/rob1%00zzz", "'rob1%00zzz' decodes to control character 0x00"},
+      {"/v1/models/pendulum%00garbage", "'pendulum%00garbage' decodes to control character 0x00"},
+      {"/v1/sessions/rob1%0A", "'rob1%0A' decodes to control character 0x0a"},
+      {"/v1/models/pendulum%ff", "'pendulum%ff' decodes to bytes that are not UTF-8"},
+      {"/v1/sessions/rob1%00zzz:stream", "'rob1%00zzz:stream' decodes to control character 0x00"},
+  };
+  for (const auto& [path, names] : refused) {
+    const HttpResponse r = Http(http_, "GET", path);
+    EXPECT_EQ(r.status, 400) << path << ": " << r.body;
+    EXPECT_NE(r.body.find("path segment 3 " + names), std::string::npos) << path << ": " << r.body;
+  }
+  // Escapes of printable characters, UTF-8 included, still decode to the name.
+  EXPECT_EQ(Http(http_, "GET", "/v1/sessions/rob%31").status, 200);
+  EXPECT_EQ(Http(http_, "GET", "/v1/models/pendul%C3%BCm").status, 404);
+}
+
 // Bearer tokens and tenants as gRPC has them: the header, or ?access_token= on a stream.
 TEST(HttpTokenTest, TokensAndTenantsAreGrpcs) {
   const std::string file = ::testing::TempDir() + "http_tokens_" + std::to_string(::getpid());
