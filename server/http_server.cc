@@ -462,8 +462,10 @@ struct RpcEntry {
   std::string_view rpc;
   MHD_Result (HttpServer::Handler::*serve)(const HttpRoutes::Found&);
 };
-// Every RPC with an HTTP route. Calls that compute or read specs run on the worker pool, as
-// they do for gRPC; bookkeeping calls run on the listener's thread.
+// Every RPC with an HTTP route. Calls that compute, read specs or may wait for a session's
+// driving stream to let go (Session::AwaitDriverRelease, up to kEndingDriverGrace) run on the
+// worker pool, as they do for gRPC, so that the listener's threads serve other connections
+// meanwhile; bookkeeping calls that never wait run on the listener's thread.
 constexpr bool kPool = true;
 constexpr bool kInline = false;
 using Handler = HttpServer::Handler;
@@ -478,7 +480,7 @@ constexpr std::array<RpcEntry, 14> kRpcs{{
     {"ListSessions", &Handler::UnaryRpc<&S::ListSessions, kInline>},
     {"UpdateSession", &Handler::UnaryRpc<&S::UpdateSession, kPool>},
     {"ForkSession", &Handler::UnaryRpc<&S::ForkSession, kPool>},
-    {"DeleteSession", &Handler::UnaryRpc<&S::DeleteSession, kInline>},
+    {"DeleteSession", &Handler::UnaryRpc<&S::DeleteSession, kPool>},
     {"ControlSession", &Handler::UnaryRpc<&S::ControlSession, kPool>},
     {"GetServerInfo", &Handler::ServerInfoRpc},
     {"StreamStates", &Handler::StreamRpc},

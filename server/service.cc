@@ -172,9 +172,11 @@ grpc::ServerUnaryReactor* SimulationService::ForkSession(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* SimulationService::DeleteSession(grpc::CallbackServerContext* context,
                                                            const v1::DeleteSessionRequest* request,
                                                            google::protobuf::Empty* /*response*/) {
+  // On the pool: it may wait for the session's driving stream to let go, and gRPC's callback
+  // threads must not block.
   return RunUnary(context,
                   core_.Log("DeleteSession", request->name()),
-                  nullptr, [this, request](const std::string& tenant) {
+                  &state_->pool, [this, request](const std::string& tenant) {
                     return core_.DeleteSession(tenant, *request);
                   });
 }

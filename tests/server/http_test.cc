@@ -769,6 +769,68 @@ TEST(HttpClientGoneTest, ADriverWhoseClientLeftFreesItsSession) {
   })) << "the session is still held by the stream: " << deleted.body;
 }
 
+// DeleteSession waits for the session's driving stream to let go (Session::AwaitDriverRelease:
+// kUnseenCancelGrace = 250 ms for a driver that was not cancelled, then FAILED_PRECONDITION).
+// That wait must not hold libmicrohttpd's threads (kHttpThreads = 2): with four such DELETEs
+// sent, /healthz, sent after them, is answered before any of them. Were the DELETEs served on
+// those threads, /healthz would wait in the accept queue behind them, for two grace periods.
+TEST(HttpDeleteTest, ADeleteWaitingForADriverDoesNotHoldTheListener) {
+  const std::unique_ptr<Server> server = StartInProcess(TestConfig());
+  ASSERT_NE(server, nullptr);
+  const int port = server->http_port();
+  auto stub = v1::SimulationService::NewStub(server->InProcessChannel());
+  // Four sessions, each driven by a paced stream (a frame per 2.56 s of wall time: it holds no
+  // worker while it waits), open until cancelled.
+  constexpr int kSessions = 4;
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReader<v1::StateChunk>>> readers;
+  for (int i = 0; i < kSessions; ++i) {
+    const std::string id = "d" + std::to_string(i);
+    ASSERT_EQ(Http(port, "POST", "/v1/sessions", ToJsonText(PendulumSession(id, 1000.0))).status,
+              200);
+    v1::StreamStatesRequest request;
+    request.set_name("sessions/" + id);
+    request.set_realtime_factor(1.0);
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    SetDeadline(contexts.back().get());
+    readers.push_back(stub->StreamStates(contexts.back().get(), request));
+    v1::StateChunk header;
+    ASSERT_TRUE(readers.back()->Read(&header));  // Begin ran: the session is driven
+  }
+  std::vector<int> deletes;
+  for (int i = 0; i < kSessions; ++i) {
+    const int fd = ConnectLoopback(port);
+    ASSERT_GE(fd, 0);
+    const std::string request = "DELETE /v1/sessions/d" + std::to_string(i) +
+                                " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    deletes.push_back(fd);
+  }
+  EXPECT_EQ(Http(port, "GET", "/healthz").status, 200);
+  for (const int fd : deletes) {
+    char byte = 0;
+    EXPECT_LT(::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT), 0)
+        << "a DELETE was answered before /healthz: the DELETEs held the listener's threads";
+  }
+  for (const int fd : deletes) {
+    std::string raw;
+    char buffer[4096];
+    for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+      raw.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    // The drivers were not cancelled: each DELETE waited its grace and was refused.
+    EXPECT_EQ(ParseResponse(raw).status, 400) << raw;
+  }
+  for (std::size_t i = 0; i < readers.size(); ++i) {
+    contexts[i]->TryCancel();
+    v1::StateChunk chunk;
+    while (readers[i]->Read(&chunk)) {
+    }
+    readers[i]->Finish();
+  }
+}
+
 // In process, to read the server's own frame counters: a client that stops reading (a small
 // receive buffer, never read) stalls its session's run once the socket buffers are full, and
 // the server holds at most one computed frame for it meanwhile.
