@@ -232,10 +232,11 @@ SessionStore::AddResult SessionStore::Add(std::shared_ptr<Session> session) {
   return AddResult::kOk;
 }
 
-void SessionStore::Erase(std::map<Key, std::shared_ptr<Session>>::iterator it) {
+void SessionStore::Erase(std::map<Key, std::shared_ptr<Session>>::iterator it,
+                         Session::Removal why) {
   {
     std::lock_guard session_lock(it->second->mutex);
-    it->second->deleted = true;
+    it->second->removal = why;
     it->second->WakeViewers();
   }
   const auto count = per_tenant_.find(it->first.first);
@@ -258,7 +259,7 @@ bool SessionStore::Remove(const std::string& tenant, const std::string& id, bool
     std::lock_guard session_lock(it->second->mutex);
     *streaming = it->second->streaming;
   }
-  if (!*streaming) Erase(it);
+  if (!*streaming) Erase(it, Session::Removal::kDeleted);
   return true;
 }
 
@@ -284,7 +285,7 @@ std::size_t SessionStore::Expire(Session::Clock::time_point now) {
       idle = !it->second->streaming && now - it->second->last_used > ttl_;
     }
     if (idle) {
-      Erase(it++);
+      Erase(it++, Session::Removal::kExpired);
       ++removed;
     } else {
       ++it;

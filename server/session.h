@@ -147,8 +147,9 @@ struct Session {
   std::vector<v1::Event> pending_events;
   // ControlSession's command for the driving stream; empty when none waits.
   ControlCommand control;
-  // Removed from the store (deleted or expired): view-only streams end.
-  bool deleted = false;
+  // Whether and why the session left the store; view-only streams end once it did.
+  enum class Removal { kNone, kDeleted, kExpired };
+  Removal removal = Removal::kNone;
   // View-only streams waiting for samples, by stream: each is called once (under `mutex`) when
   // the history grows or the session is deleted, then forgotten. A waiter unregisters itself
   // before it goes away.
@@ -251,7 +252,8 @@ class SessionStore {
 
  private:
   using Key = std::pair<std::string, std::string>;  // (tenant, id)
-  void Erase(std::map<Key, std::shared_ptr<Session>>::iterator it);  // mutex_ held
+  void Erase(std::map<Key, std::shared_ptr<Session>>::iterator it,
+             Session::Removal why);  // mutex_ held
 
   std::size_t max_sessions_;
   std::size_t max_per_tenant_;

@@ -9,6 +9,19 @@
 #include "errors.h"
 
 namespace tether::server {
+namespace {
+
+// Why a viewer's session is gone (session.removal is set; caller holds its lock).
+std::string RemovalMessage(const Session& session) {
+  const std::string name = "session '" + std::string(kSessionPrefix) + session.id + "'";
+  if (session.removal == Session::Removal::kExpired) {
+    return name + " expired: no call used it for longer than the server's session_ttl, so it "
+                  "was removed";
+  }
+  return name + " was deleted";
+}
+
+}  // namespace
 
 ViewRun::ViewRun(std::shared_ptr<Session> session, v1::StreamStatesRequest request)
     : session_(std::move(session)), request_(std::move(request)) {}
@@ -64,10 +77,10 @@ simulate::Status ViewRun::Next(std::size_t max_samples,
   std::optional<simulate::Status> failed;  // the session's run failed and nothing is left
   {
     std::lock_guard lock(session_->mutex);
-    if (session_->deleted) {
+    if (session_->removal != Session::Removal::kNone) {
       deleted_ = true;
       return simulate::Status{simulate::Termination::kCancelled, t_last_sent_,
-                              "session '" + std::string(kSessionPrefix) + session_->id + "' was deleted"};
+                              RemovalMessage(*session_)};
     }
     const std::uint64_t end = session_->history.end_index(session_->next_index);
     const std::uint64_t begin = session_->history.begin_index(end);
@@ -119,7 +132,7 @@ simulate::Status ViewRun::Next(std::size_t max_samples,
 
 bool ViewRun::WaitForMore(std::function<void()> wake) {
   std::lock_guard lock(session_->mutex);
-  if (session_->deleted || session_->state == v1::SESSION_STATE_FAILED ||
+  if (session_->removal != Session::Removal::kNone || session_->state == v1::SESSION_STATE_FAILED ||
       next_ < session_->history.end_index(session_->next_index)) {
     return false;
   }

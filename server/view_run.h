@@ -57,7 +57,7 @@ class ViewRun final : public RunSource {
   std::optional<std::uint64_t> gap_from_;  // start of lost samples not yet reported
   bool stop_time_reached_ = false;
   bool paused_ = false;   // a stop condition ended the stream
-  bool deleted_ = false;  // the session was deleted
+  bool deleted_ = false;  // the session left the store (deleted or expired)
 };
 
 }  // namespace tether::server

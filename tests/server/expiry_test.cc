@@ -152,6 +152,24 @@ TEST_F(ExpiryTest, StreamingSessionDoesNotExpire) {
   EXPECT_TRUE(WaitUntilGone(created.name(), kExpiryBound).has_value());
 }
 
+// A viewer does not keep its session alive; when the session expires the viewer ends as for a
+// delete (status OK, TERMINATION_SESSION_DELETED), told that the TTL ran out: nobody deleted
+// it, and a client that reads "deleted" would look for someone who did.
+TEST_F(ExpiryTest, AViewerOfAnExpiredSessionIsToldItExpired) {
+  const v1::Session created = Create("watched", 1.0);
+  v1::StreamStatesRequest request;
+  request.set_name(created.name());
+  request.set_view_only(true);
+  const Collected viewed = Stream(stub_.get(), request);
+  ASSERT_TRUE(viewed.status.ok()) << viewed.status.error_message();
+  ASSERT_TRUE(viewed.has_summary);
+  EXPECT_EQ(viewed.summary.termination(), v1::TERMINATION_SESSION_DELETED);
+  EXPECT_EQ(viewed.summary.message(),
+            "session 'sessions/watched' expired: no call used it for longer than the server's "
+            "session_ttl, so it was removed");
+  EXPECT_FALSE(Listed(created.name()));
+}
+
 TEST(ExpiryConfigTest, TtlBelowOneMillisecondIsRefused) {
   ServerConfig config = TestConfig();
   config.session_ttl = milliseconds(0);
