@@ -52,6 +52,13 @@ grpc::Status Busy(std::string_view id, std::string_view what) {
                    std::string(what));
 }
 
+// SESSION_STATE_FAILED: the run cannot go on, nor could a copy of it.
+grpc::Status FailedSource(std::string_view id, const std::string& failure) {
+  return Error(grpc::StatusCode::FAILED_PRECONDITION,
+               "session " + SessionName(id) + " failed and cannot be forked (" + failure +
+                   "); UpdateSession with new values revives it, then it can be forked");
+}
+
 grpc::Status Draining() {
   return Error(grpc::StatusCode::UNAVAILABLE,
                "server is draining: no new sessions or streams; retry on another replica");
@@ -386,6 +393,7 @@ grpc::Status SessionService::ForkSession(const std::string& tenant,
   {
     std::unique_lock lock(source->mutex);
     if (!source->AwaitDriverRelease(lock)) return Busy(id, "forking it");
+    if (source->state == v1::SESSION_STATE_FAILED) return FailedSource(id, source->last_message);
     copy = std::make_unique<simulate::Simulation>(*source->simulation);
     source->Touch();
   }

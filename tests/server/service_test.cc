@@ -31,6 +31,13 @@ constexpr const char* kFailingSpec = R"({
   "simulation": {"t_end": 2, "output_interval": 0.01}
 })";
 
+// y' = 1/x with x = 1 − t: y = −log(1 − t) is singular at t = 1, so the run fails just before
+// t = 1, after its last sample at t = 0.9 (output_interval 0.1).
+constexpr const char* kSingularSpec = R"({
+  "name": "sing", "form": "index1", "differential": ["x", "y"], "rhs": ["-1", "1/x"],
+  "initial": {"x": 1, "y": 0}, "simulation": {"t_end": 3, "output_interval": 0.1}
+})";
+
 class ServiceTest : public ServerFixture {
  protected:
   v1::Session MustCreate(const std::string& model, const std::string& id, double t_end = 1.0) {
@@ -47,6 +54,17 @@ class ServiceTest : public ServerFixture {
     request.set_spec_json(json);
     v1::Model ignored;
     return stub_->RegisterModel(&context, request, model != nullptr ? model : &ignored);
+  }
+
+  // Registers kSingularSpec and streams a new session `id` of it with radau5 until it fails.
+  Collected StreamSingular(const std::string& id) {
+    EXPECT_TRUE(Register(kSingularSpec).ok());
+    v1::SimulationOptions options;
+    options.set_method("radau5");
+    MustCreateSession("sing", id, options);
+    v1::StreamStatesRequest request;
+    request.set_name("sessions/" + id);
+    return Stream(stub_.get(), request);
   }
 };
 
@@ -815,6 +833,27 @@ TEST_F(ServiceTest, NumericalFailureDeliversGoodSamplesThenAborts) {
   EXPECT_TRUE(resumed.status.ok()) << resumed.status.error_message();
   ASSERT_FALSE(resumed.index.empty());
   EXPECT_EQ(resumed.index.front(), run.index.back() + 1);
+}
+
+// A failed session cannot go on, nor could a copy of it (its first stream would fail at once):
+// the fork is refused, naming the failure, and nothing is created.
+TEST_F(ServiceTest, AFailedSessionIsNotForked) {
+  ASSERT_EQ(StreamSingular("sing").status.error_code(), grpc::StatusCode::ABORTED);
+  ASSERT_EQ(WaitNotRunning("sessions/sing").state(), v1::SESSION_STATE_FAILED);
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ForkSessionRequest fork;
+  fork.set_name("sessions/sing");
+  fork.set_session_id("branch");
+  v1::Session branch;
+  const grpc::Status refused = stub_->ForkSession(&context, fork, &branch);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("session 'sessions/sing' failed and cannot be forked (step size "
+                        "underflow at t = 0.99"));
+  grpc::Status missing;
+  Get("sessions/branch", &missing);
+  EXPECT_EQ(missing.error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
 TEST_F(ServiceTest, SimulateByNameAndInlineSpecKeepsNothing) {
