@@ -135,8 +135,7 @@ simulate::Status OneShotRun::Next(std::size_t max_samples,
 grpc::Status OneShotRun::Summarize(const simulate::Status& end, v1::StreamSummary* summary) {
   summary->set_termination(TerminationToProto(end.reason));
   summary->set_message(end.message);
-  // A failed run's last good state is where the failing step started, after the last sample.
-  summary->set_t(end.failed() ? end.t : simulation_->time());
+  summary->set_t(SummaryTime(end, simulation_->time()));
   summary->set_next_sample_index(simulation_->next_sample_index());
   const simulate::Statistics& statistics = simulation_->statistics();
   StatisticsToProto(statistics, summary->mutable_statistics());

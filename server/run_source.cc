@@ -192,6 +192,10 @@ v1::Event* AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKi
   return event;
 }
 
+double SummaryTime(const simulate::Status& end, double t_last_sample) {
+  return end.failed() ? end.t : t_last_sample;
+}
+
 std::optional<FieldViolation> SampleCountViolation(double t, double t_end, double output_interval,
                                                    std::uint64_t limit, std::string field) {
   if (!(output_interval > 0.0) || !std::isfinite(t_end) || !std::isfinite(t)) return std::nullopt;

@@ -142,6 +142,12 @@ class StopConditions {
 // reached; the next StreamStates continues there".
 std::string PausedMessage(std::uint64_t next_index, double t, const std::string& cause);
 
+// StreamSummary.t, the time of the last good state, for a stream that ended with `end` after
+// its last sample at `t_last_sample`: a failed run's last good state is where the failing step
+// started (end.t, after the last sample), as the failure's message says; otherwise the last
+// sample's time.
+double SummaryTime(const simulate::Status& end, double t_last_sample);
+
 // Appends an event at sample `index` (time t) and returns it.
 v1::Event* AddEvent(v1::Frame* frame, std::uint64_t index, double t, v1::EventKind kind,
                     std::string message);

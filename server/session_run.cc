@@ -330,7 +330,7 @@ grpc::Status SessionRun::Summarize(const simulate::Status& end, v1::StreamSummar
   std::lock_guard lock(session_->mutex);
   summary->set_termination(paused_ ? v1::TERMINATION_PAUSED : TerminationToProto(end.reason));
   summary->set_message(end.message);
-  summary->set_t(paused_ ? t_last_sent_ : session_->t);
+  summary->set_t(paused_ ? t_last_sent_ : SummaryTime(end, session_->t));
   summary->set_next_sample_index(paused_ ? first_index_ + samples_sent_ : session_->next_index);
   StatisticsToProto(session_->statistics, summary->mutable_statistics());
   summary->set_max_residual_position(writer_.max().position);

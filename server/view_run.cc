@@ -148,7 +148,7 @@ grpc::Status ViewRun::Summarize(const simulate::Status& end, v1::StreamSummary* 
   summary->set_message(end.message + (samples_lost_ > 0 ? "; " + std::to_string(samples_lost_) +
                                                               " samples lost (replay history)"
                                                         : std::string()));
-  summary->set_t(t_last_sent_);
+  summary->set_t(SummaryTime(end, t_last_sent_));
   summary->set_next_sample_index(next_);
   StatisticsToProto(session_->statistics, summary->mutable_statistics());
   summary->set_max_residual_position(writer_.max().position);

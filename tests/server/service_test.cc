@@ -835,6 +835,26 @@ TEST_F(ServiceTest, NumericalFailureDeliversGoodSamplesThenAborts) {
   EXPECT_EQ(resumed.index.front(), run.index.back() + 1);
 }
 
+// A session's stream and Simulate report one failure alike: StreamSummary.t is the last good
+// state, where the failing step started (after the last sample), on both paths, and the CLI's
+// "simulation failed at t = …" quotes it.
+TEST_F(ServiceTest, AFailedStreamReportsTheFailureTimeAsSimulateDoes) {
+  const Collected session = StreamSingular("sing");
+  ASSERT_EQ(session.status.error_code(), grpc::StatusCode::ABORTED)
+      << session.status.error_message();
+  v1::SimulateRequest simulate;
+  simulate.set_model("sing");
+  simulate.mutable_options()->set_method("radau5");
+  const Collected one_shot = RunSimulate(stub_.get(), simulate);
+  ASSERT_EQ(one_shot.status.error_code(), grpc::StatusCode::ABORTED);
+  ASSERT_TRUE(session.has_summary && one_shot.has_summary);
+  ASSERT_FALSE(session.t.empty());
+  EXPECT_DOUBLE_EQ(session.t.back(), 0.9);
+  EXPECT_GT(session.summary.t(), 0.99);
+  EXPECT_LT(session.summary.t(), 1.0);
+  EXPECT_EQ(session.summary.t(), one_shot.summary.t());
+}
+
 // A failed session cannot go on, nor could a copy of it (its first stream would fail at once):
 // the fork is refused, naming the failure, and nothing is created.
 TEST_F(ServiceTest, AFailedSessionIsNotForked) {
