@@ -4,6 +4,7 @@
 
 #include "errors.h"
 #include "google/api/annotations.pb.h"
+#include "tether/expr/quote.h"
 
 namespace tether::server {
 namespace {
@@ -129,35 +130,17 @@ std::string PercentDecoded(std::string_view segment) {
   return out;
 }
 
-// The length of the UTF-8 sequence that `lead` starts (RFC 3629: at most 4 bytes, no
-// overlong 2-byte leads 0xc0/0xc1, nothing above U+10FFFF); 0 if it starts none.
-std::size_t Utf8Length(unsigned char lead) {
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) return 2;
-  if (lead >= 0xe0 && lead <= 0xef) return 3;
-  if (lead >= 0xf0 && lead <= 0xf4) return 4;
-  return 0;
-}
-
-// What is wrong with the decoded bytes of a segment; empty if nothing. Overlong 3- and 4-byte
-// forms and surrogates are not told apart from valid ones: the check is for names that print.
+// What is wrong with the decoded bytes of a segment; empty if nothing.
 std::string DecodedProblem(std::string_view bytes) {
-  for (std::size_t i = 0; i < bytes.size();) {
-    const auto byte = static_cast<unsigned char>(bytes[i]);
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7f) {
       constexpr std::string_view kHex = "0123456789abcdef";
       return std::string("control character 0x") + kHex[static_cast<std::size_t>(byte >> 4)] +
              kHex[static_cast<std::size_t>(byte & 0xf)];
     }
-    const std::size_t length = Utf8Length(byte);
-    bool valid = length != 0 && i + length <= bytes.size();
-    for (std::size_t k = 1; valid && k < length; ++k) {
-      valid = (static_cast<unsigned char>(bytes[i + k]) & 0xc0) == 0x80;
-    }
-    if (!valid) return "bytes that are not UTF-8";
-    i += length;
   }
-  return "";
+  return expr::FirstInvalidUtf8(bytes) ? "bytes that are not UTF-8" : "";
 }
 
 }  // namespace

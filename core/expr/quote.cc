@@ -62,7 +62,8 @@ std::string Printable(std::string_view text, std::size_t max_bytes) {
 
 std::optional<std::size_t> FirstInvalidUtf8(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t length = static_cast<unsigned char>(text[i]) < 0x80 ? 1 : Utf8Length(text, i);
+    const bool ascii = static_cast<unsigned char>(text[i]) < 0x80;
+    const std::size_t length = ascii ? 1 : Utf8Length(text, i);
     if (length == 0) return i;
     i += length;
   }
