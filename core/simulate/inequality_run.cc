@@ -160,6 +160,24 @@ std::string InequalityRun::ConstraintName(std::size_t i) const {
          model_->context->ToString(model_->inequalities[i], 60) + " >= 0)";
 }
 
+std::string InequalityRun::ConstraintList(const std::vector<bool>& which,
+                                          std::span<const double> c) const {
+  constexpr std::size_t kMaxNamed = 4;
+  std::string list;
+  std::size_t named = 0;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < which.size(); ++i) {
+    if (!which[i]) continue;
+    ++count;
+    if (named == kMaxNamed) continue;
+    list += (named++ == 0 ? "" : ", ") + ConstraintName(i);
+    if (!c.empty()) list += " (c = " + Num(c[i]) + ")";
+  }
+  if (count == 0) return "no inequality";
+  if (count > named) list += " and " + std::to_string(count - named) + " more";
+  return list;
+}
+
 bool InequalityRun::ProjectInitial(double t, std::span<double> x, const std::vector<bool>& fixed,
                                    const std::vector<std::string>& names,
                                    InitializationReport* report) {
@@ -170,8 +188,14 @@ bool InequalityRun::ProjectInitial(double t, std::span<double> x, const std::vec
   });
   if (feasible) return true;
   if (!set_->Project(x, {}, projected_, ProjectionOptions(), &projection_)) {
+    std::vector<bool> violated(m_);
+    for (std::size_t i = 0; i < m_; ++i) violated[i] = c_[i] < -options_.projection_tolerance;
     return Fail(Termination::kProjectionFailed, t,
-                "the initial state violates the inequalities and " + projection_.message);
+                "the initial state violates " + ConstraintList(violated, c_) +
+                    ", and no projection onto the inequalities was found (" +
+                    projection_.message + " with " + ConstraintList(projection_.active, {}) +
+                    " active): they may not hold together (an empty feasible set), or their "
+                    "gradients are dependent where they meet");
   }
   const auto worst = static_cast<std::size_t>(std::min_element(c_.begin(), c_.end()) - c_.begin());
   for (std::size_t k = 0; k < n_; ++k) {

@@ -109,6 +109,10 @@ class InequalityRun {
   [[nodiscard]] SwitchOptions LocationOptions(double t0, double t1) const;
   bool RecordSwitches(double t, const std::vector<bool>& before, std::vector<SwitchEvent>* events);
   [[nodiscard]] std::string ConstraintName(std::size_t i) const;
+  // "inequalities[0] (x - 1 >= 0) (c = -0.5), …": the constraints flagged in `which`, the
+  // first four by name (with their c_i if `c` is given), then how many more.
+  [[nodiscard]] std::string ConstraintList(const std::vector<bool>& which,
+                                           std::span<const double> c) const;
 
   const model::Model* model_;
   Options options_;

@@ -467,6 +467,27 @@ TEST(PdsSessionTest, ContactsClosingAtOneInstantAreOneSwitchForTheGuard) {
   }
 }
 
+TEST(PdsSessionTest, InequalitiesThatCannotHoldTogetherAreNamed) {
+  // x ≥ 1 and −x ≥ 0 have no common point: the projection of x = 0.5 activates both, whose
+  // gradients are opposite. The refusal names the violated constraints and the active set and
+  // says the set may be empty, not only "LICQ violated".
+  simulate::Setup setup;
+  setup.model = Parse(R"({"name": "conflict", "form": "index1", "differential": ["x"],
+      "rhs": ["-x"], "inequalities": ["x - 1", "-x"], "initial": {"x": 0.5}})");
+  const CreateResult created = Simulation::Create(setup);
+  ASSERT_FALSE(created.simulation);
+  std::string message = created.status.message;
+  for (const SetupProblem& p : created.problems) message += p.message;
+  EXPECT_NE(message.find("the initial state violates inequalities[0] (x - 1 >= 0) (c = -0.5), "
+                         "inequalities[1] (-x >= 0) (c = -0.5), and no projection"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("with inequalities[0] (x - 1 >= 0), inequalities[1] (-x >= 0) active)"
+                         ": they may not hold together (an empty feasible set)"),
+            std::string::npos)
+      << message;
+}
+
 TEST(PdsSessionTest, EqualitiesAndInequalitiesTogether) {
   // The half-plane with its normal velocity as an algebraic variable: y' = w, 0 = w − (x − 1).
   // Same exact solution; y is solved from g = 0 in every stage, so g holds at every sample.
