@@ -229,7 +229,7 @@ bool InequalityRun::StartActiveSet(integrate::OdeSystem& free, double t,
 }
 
 SlidingOde InequalityRun::Ode(integrate::OdeSystem& free) {
-  return SlidingOde(free, *set_, flow_, mu_);
+  return SlidingOde(free, *set_, flow_, mu_, ProjectionOptions());
 }
 
 std::optional<SwitchEvent> InequalityRun::FindSwitch(const integrate::Stepper& stepper,

@@ -29,7 +29,8 @@ SlidingFlow::SlidingFlow(std::size_t n, std::size_t m)
       gram_work_(m),
       gram_perm_(m),
       rows_(m),
-      left_(m, false) {}
+      left_(m, false),
+      projected_(n) {}
 
 bool SlidingFlow::any_active() const {
   return std::find(active_.begin(), active_.end(), true) != active_.end();
@@ -91,6 +92,17 @@ bool SlidingFlow::SolveMultipliers(std::span<double> mu) {
     }
     mu[rows_[r]] = rhs_[r];
   }
+  return true;
+}
+
+bool SlidingFlow::ProjectOntoActive(project::InequalityProjection& set, std::span<double> x,
+                                    const project::InequalityProjectionOptions& options) {
+  failure_.clear();
+  if (!set.ProjectOntoActive(x, {}, active_, projected_, options, &projection_)) {
+    failure_ = projection_.message;
+    return false;
+  }
+  std::copy(projected_.begin(), projected_.end(), x.begin());
   return true;
 }
 
