@@ -34,13 +34,20 @@ class Decay : public integrate::OdeSystem {
   std::vector<integrate::MatrixEntry> pattern_ = {{0, 0}, {1, 1}};
 };
 
-TEST(SlidingOdeTest, WithNothingActiveItsJacobianIsTheFreeFlows) {
+// The feasible set x + y ≥ 0 over the states (x, y).
+std::unique_ptr<project::InequalityProjection> HalfPlane() {
   expr::Context context;
   const std::vector<expr::Expr> states = {context.Symbol("x"), context.Symbol("y")};
   const std::vector<expr::Expr> c = {expr::Parse(context, "x + y").expr};
   std::string why;
   auto set = project::InequalityProjection::Create(context, c, states, {}, &why);
-  ASSERT_NE(set, nullptr) << why;
+  EXPECT_NE(set, nullptr) << why;
+  return set;
+}
+
+TEST(SlidingOdeTest, WithNothingActiveItsJacobianIsTheFreeFlows) {
+  const std::unique_ptr<project::InequalityProjection> set = HalfPlane();
+  ASSERT_NE(set, nullptr);
   Decay free;
   SlidingFlow flow(2, 1);
   std::vector<double> mu(1);
@@ -62,12 +69,8 @@ TEST(SlidingOdeTest, WithNothingActiveItsJacobianIsTheFreeFlows) {
 }
 
 TEST(SlidingOdeTest, SlidingItProjectsOntoTheActiveConstraints) {
-  expr::Context context;
-  const std::vector<expr::Expr> states = {context.Symbol("x"), context.Symbol("y")};
-  const std::vector<expr::Expr> c = {expr::Parse(context, "x + y").expr};
-  std::string why;
-  auto set = project::InequalityProjection::Create(context, c, states, {}, &why);
-  ASSERT_NE(set, nullptr) << why;
+  const std::unique_ptr<project::InequalityProjection> set = HalfPlane();
+  ASSERT_NE(set, nullptr);
   Decay free;
   SlidingFlow flow(2, 1);
   std::vector<double> mu(1);
