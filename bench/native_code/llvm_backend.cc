@@ -150,6 +150,7 @@ class Translator {
         return b_.CreateSelect(b_.CreateFCmpOGT(a, Zero()), One(),
                                b_.CreateSelect(b_.CreateFCmpOLT(a, Zero()),
                                                llvm::ConstantFP::get(double_, -1.0), a));
+      case Code::kFloor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a);
       case Code::kMin:  // ops.h: (a ≤ b or a NaN) ? a : b
         return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLE(a, b()), b_.CreateFCmpUNO(a, a)), a,
                                b());

@@ -56,7 +56,8 @@ Expr DiffNode(Context& c, Expr e, Op op, std::span<const Expr> args, std::span<c
     case Op::kLog: return c.Div(da, a);
     case Op::kSqrt: return c.Div(da, c.Mul(two, e));
     case Op::kAbs: return c.Mul(c.Unary(Op::kSign, a), da);
-    case Op::kSign: return zero;
+    case Op::kSign:
+    case Op::kFloor: return zero;
     // min(a, b) = a iff a ≤ b, i.e. unless a − b > 0; max(a, b) = a iff a ≥ b.
     case Op::kMin: return c.Select(c.Sub(a, args[1]), d[1], da);
     case Op::kMax: return c.Select(c.Sub(args[1], a), d[1], da);

@@ -113,7 +113,8 @@ struct Context::Impl {
       case Op::kAtan:
       case Op::kTanh:
       case Op::kAbs:
-      case Op::kSign: return operand_total(0);
+      case Op::kSign:
+      case Op::kFloor: return operand_total(0);
       case Op::kSelect: return operand_total(0) && operand_total(1) && operand_total(2);
       case Op::kPow: {  // xⁿ with n ∈ ℕ
         const Node& exponent = at(node.operands[1]);
@@ -259,7 +260,7 @@ Expr Context::Unary(Op op, Expr a) {
   if (op == Op::kNeg) return Neg(a);
   if (m.IsConst(a)) return Constant(ApplyUnary(op, m.Value(a)));
   // |(|x|)| = |x|, sign(sign x) = sign x, |−x| = |x|.
-  if ((op == Op::kAbs || op == Op::kSign) && m.OpOf(a) == op) return a;
+  if ((op == Op::kAbs || op == Op::kSign || op == Op::kFloor) && m.OpOf(a) == op) return a;
   if (op == Op::kAbs && m.OpOf(a) == Op::kNeg) return Unary(op, m.Arg(a, 0));
   return m.Make(op, a);
 }

@@ -12,8 +12,8 @@ constexpr auto kFunctions = std::to_array<FunctionInfo>({
     {"atan2", Op::kAtan2, 2},   {"sinh", Op::kSinh, 1}, {"cosh", Op::kCosh, 1},
     {"tanh", Op::kTanh, 1},     {"exp", Op::kExp, 1},   {"log", Op::kLog, 1},
     {"sqrt", Op::kSqrt, 1},     {"abs", Op::kAbs, 1},   {"sign", Op::kSign, 1},
-    {"min", Op::kMin, 2},       {"max", Op::kMax, 2},   {"pow", Op::kPow, 2},
-    {"select", Op::kSelect, 3},
+    {"floor", Op::kFloor, 1},   {"min", Op::kMin, 2},   {"max", Op::kMax, 2},
+    {"pow", Op::kPow, 2},       {"mod", Op::kFloor, 2}, {"select", Op::kSelect, 3},
 });
 
 }  // namespace

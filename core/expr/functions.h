@@ -10,7 +10,7 @@ namespace tether::expr::internal {
 
 struct FunctionInfo {
   std::string_view name;
-  Op op;      // node built; `pow` builds kPow
+  Op op;      // node built; `pow` builds kPow, `mod(a, b)` a − b·floor(a/b) (parse.h)
   int arity;  // number of arguments
 };
 

@@ -72,6 +72,7 @@ Unary UnaryFunction(Code code) {
     case Code::kExp: return static_cast<Unary>(&std::exp);
     case Code::kLog: return static_cast<Unary>(&std::log);
     case Code::kSign: return &CallSign;
+    case Code::kFloor: return static_cast<Unary>(&std::floor);
     default: return nullptr;
   }
 }

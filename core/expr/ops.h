@@ -20,7 +20,7 @@ inline double SignOf(double x) {
 inline double MinOf(double a, double b) { return (a <= b || std::isnan(a)) ? a : b; }
 inline double MaxOf(double a, double b) { return (a >= b || std::isnan(a)) ? a : b; }
 
-// Value of a one-operand node (`op` in kNeg, kSin … kSign).
+// Value of a one-operand node (`op` in kNeg, kSin … kFloor).
 inline double ApplyUnary(Op op, double x) {
   switch (op) {
     case Op::kNeg: return -x;
@@ -38,6 +38,7 @@ inline double ApplyUnary(Op op, double x) {
     case Op::kSqrt: return std::sqrt(x);
     case Op::kAbs: return std::fabs(x);
     case Op::kSign: return SignOf(x);
+    case Op::kFloor: return std::floor(x);
     default: return std::nan("");
   }
 }
@@ -61,7 +62,7 @@ inline double ApplyBinary(Op op, double a, double b) {
 inline double ApplySelect(double c, double p, double q) { return c > 0.0 ? p : q; }
 
 inline bool IsUnary(Op op) {
-  return op == Op::kNeg || (op >= Op::kSin && op <= Op::kSign && op != Op::kAtan2);
+  return op == Op::kNeg || (op >= Op::kSin && op <= Op::kFloor && op != Op::kAtan2);
 }
 inline bool IsBinary(Op op) {
   return (op >= Op::kAdd && op <= Op::kPow) || op == Op::kAtan2 || op == Op::kMin || op == Op::kMax;

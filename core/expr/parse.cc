@@ -454,11 +454,17 @@ class Parser {
     if (static_cast<int>(args.size()) != function.arity) {
       return FailArgumentCount(name, function.arity, args.size());
     }
+    if (name.text == "mod") return Finite(Mod(args[0], args[1]), name.column);
     switch (function.arity) {
       case 1: return Finite(context_.Unary(function.op, args[0]), name.column);
       case 2: return Finite(context_.Binary(function.op, args[0], args[1]), name.column);
       default: return context_.Select(args[0], args[1], args[2]);
     }
+  }
+
+  // mod(a, b) = a − b·floor(a/b), Modelica's and Python's %: the result has b's sign.
+  Expr Mod(Expr a, Expr b) {
+    return context_.Sub(a, context_.Mul(b, context_.Unary(Op::kFloor, context_.Div(a, b))));
   }
 
   Context& context_;

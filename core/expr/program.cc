@@ -56,6 +56,7 @@ Code CodeOf(Op op) {
     case Op::kSqrt: return Code::kSqrt;
     case Op::kAbs: return Code::kAbs;
     case Op::kSign: return Code::kSign;
+    case Op::kFloor: return Code::kFloor;
     case Op::kMin: return Code::kMin;
     case Op::kMax: return Code::kMax;
     case Op::kSelect: return Code::kSelect;
@@ -399,6 +400,7 @@ void Program::InterpretParts(std::span<const double> in, std::span<const double>
       case Code::kLog: v = std::log(a); break;
       case Code::kAbs: v = std::fabs(a); break;
       case Code::kSign: v = internal::SignOf(a); break;
+      case Code::kFloor: v = std::floor(a); break;
       case Code::kMin: v = internal::MinOf(a, r[ins.b]); break;
       case Code::kMax: v = internal::MaxOf(a, r[ins.b]); break;
       case Code::kSelect: v = a > 0.0 ? r[ins.b] : r[ins.c]; break;
@@ -439,8 +441,8 @@ std::string Program::Disassemble() const {
   static constexpr auto kNames = std::to_array<const char*>({
       "add",   "sub",    "mul",    "div",    "neg",    "square", "cube", "powi", "recip",
       "sqrt",  "rsqrt",  "pow",    "sin",    "cos",    "tan",    "asin", "acos", "atan",
-      "atan2", "sinh",   "cosh",   "tanh",   "exp",    "log",    "abs",  "sign", "min",
-      "max",   "select", "muladd", "mulsub", "submul", "negmul"});
+      "atan2", "sinh",   "cosh",   "tanh",   "exp",    "log",    "abs",  "sign", "floor",
+      "min",   "max",    "select", "muladd", "mulsub", "submul", "negmul"});
   static_assert(kNames.size() == static_cast<std::size_t>(Code::kNegMul) + 1,
                 "one name per instruction code, in Code's order (kNegMul is the last)");
   std::string text = "; " + std::to_string(num_inputs_) + " inputs r0..r" +

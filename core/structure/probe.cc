@@ -57,6 +57,9 @@ ProbeValue ApplyUnary(Op op, const ProbeValue& a) {
     case Op::kSign:
       if (Ambiguous(a)) return Unreliable();
       return {x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0), 0.0, true};
+    case Op::kFloor:  // a jump at every integer: ambiguous within the error bound of one
+      if (Ambiguous({x - std::round(x), a.error, true})) return Unreliable();
+      return {std::floor(x), 0.0, true};
     case Op::kSin: return Smooth(std::sin(x), std::abs(std::cos(x)), a);
     case Op::kCos: return Smooth(std::cos(x), std::abs(std::sin(x)), a);
     case Op::kTan: {

@@ -136,6 +136,8 @@ const ExactCase kExact[] = {
     {"2^x", "2^x*log(2)"},
     {"abs(x)", "sign(x)"},
     {"sign(x)", "0"},
+    {"floor(x)", "0"},
+    {"mod(x, y)", "1"},  // x − y·floor(x/y): floor's derivative is 0 between its jumps
     {"min(x, y)", "select(x - y, 0, 1)"},
     {"max(x, y)", "select(y - x, 0, 1)"},
 };

@@ -118,7 +118,8 @@ TEST_F(NativeCodeTest, RandomProgramsEqualInterpreter) {
   const Op kOps[] = {Op::kAdd,  Op::kSub,  Op::kMul,   Op::kDiv,  Op::kPow,  Op::kNeg,
                      Op::kSin,  Op::kCos,  Op::kTan,   Op::kAsin, Op::kAcos, Op::kAtan,
                      Op::kAtan2, Op::kSinh, Op::kCosh, Op::kTanh, Op::kExp,  Op::kLog,
-                     Op::kSqrt, Op::kAbs,  Op::kSign,  Op::kMin,  Op::kMax,  Op::kSelect};
+                     Op::kSqrt, Op::kAbs,  Op::kSign,  Op::kFloor, Op::kMin, Op::kMax,
+                     Op::kSelect};
   const double kConstants[] = {2.0, 3.0, -1.0, 0.5, -0.5, 5.0, -4.0, 0.0, 1.5};
   std::mt19937 rng(2026);
   std::uniform_real_distribution<double> value(-3.0, 3.0);

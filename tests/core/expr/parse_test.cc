@@ -70,6 +70,13 @@ const GoodCase kGood[] = {
     {"sign(y)", -1.0},
     {"sign(0)", 0.0},
     {"select(y, 1, 2)", 2.0},
+    {"floor(y)", -1.0},
+    {"floor(x)", 3.0},
+    {"mod(a, b)", 1.0},
+    {"mod(-a, b)", 2.0},  // the sign of b, as Modelica's mod and Python's %
+    {"mod(a, -b)", -2.0},
+    {"mod(x, c)", 1.0},
+    {"mod(y, c)", 1.5},
     {" x\t+\n1 ", 4.0},
     {"x_1 * Y2", 5.0},
     {"((((x))))", 3.0},

@@ -97,6 +97,7 @@ enum class Op : std::uint8_t {
   kSqrt,
   kAbs,
   kSign,
+  kFloor,  // the largest integer ≤ x; its derivative is 0 (between its jumps)
   kMin,
   kMax,
   kSelect,  // Select(c, p, q) = c > 0 ? p : q
@@ -139,7 +140,7 @@ class Context {
   Expr Div(Expr a, Expr b);
   Expr Pow(Expr base, Expr exponent);
   Expr Neg(Expr a);
-  // Unary function (`op` in kSin … kSign) or binary function (kAtan2, kMin, kMax).
+  // Unary function (`op` in kSin … kFloor) or binary function (kAtan2, kMin, kMax).
   Expr Unary(Op op, Expr a);
   Expr Binary(Op op, Expr a, Expr b);
   Expr Select(Expr condition, Expr if_positive, Expr otherwise);

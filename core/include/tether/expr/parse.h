@@ -11,9 +11,10 @@
 //   derivative := 'der' '(' (name | derivative) ')'     (only with ParseOptions::derivatives)
 //   number  := digits ['.' digits] | '.' digits, then optionally [eE] [+-] digits
 //   name    := [A-Za-z_][A-Za-z0-9_]*      (spaces, tabs and line breaks separate tokens)
-// Functions: sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs sign (one argument),
-// atan2 min max pow (two; pow(a, b) = a^b), select (three: select(c, p, q) = c > 0 ? p : q,
-// the node that derivatives of min/max use). The name `pi` is the constant π. A function name
+// Functions: sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs sign floor (one
+// argument), atan2 min max pow mod (two; pow(a, b) = a^b, mod(a, b) = a − b·floor(a/b), which has
+// b's sign), select (three: select(c, p, q) = c > 0 ? p : q, the node that derivatives of
+// min/max use). The name `pi` is the constant π. A function name
 // without '(' is an error; every other name becomes a symbol; the caller (core/model) decides
 // which names are known. With ParseOptions::derivatives, der(x) is the time derivative of the
 // name x: the symbol named DerivativeName("x") = "der(x)" (der(der(x)) = "der(der(x))"), recorded

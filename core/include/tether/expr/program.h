@@ -79,6 +79,7 @@ class Program {
     kLog,
     kAbs,
     kSign,
+    kFloor,
     kMin,
     kMax,
     kSelect,  // a > 0 ? b : c
