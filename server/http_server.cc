@@ -507,6 +507,7 @@ MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url, con
                      void** request_state) {
   auto* server = static_cast<HttpServer*>(cls);
   auto* call = static_cast<Call*>(*request_state);
+  if (call == nullptr) *request_state = call = new Call;  // OnUri saw no request line
   if (!call->headers_seen) {
     call->headers_seen = true;
     return MHD_YES;

@@ -76,8 +76,8 @@ class SlidingFlow {
 // A SlidingFlow seen as the stepper's ODE for the current A, which is fixed for the object's
 // lifetime (one step). With A empty the sliding field is the free flow itself, so its symbolic
 // Jacobian is the free one: an implicit method then factors what it factors without
-// inequalities (sparse when the free Jacobian is), not a dense difference quotient, which cost
-// radau5 O(n³) per step on models whose inequalities never became active. With A non-empty the
+// inequalities (sparse when the free Jacobian is), not a dense difference quotient, which would
+// cost radau5 O(n³) per step on models whose inequalities never become active. With A non-empty the
 // field's Jacobian f_x + ∂(J_Aᵀ μ_A)/∂x is left to the method's difference quotients.
 class SlidingOde : public integrate::OdeSystem {
  public:
@@ -100,8 +100,8 @@ class SlidingOde : public integrate::OdeSystem {
     return free_field_ && free_.Jacobian(t, x, values);
   }
   // Sliding, the solution keeps c_A = 0: a method that projects inside its steps (bdf) keeps
-  // its history there, so that the step's end needs no projection that would restart it (bdf
-  // restarted at order 1 after every step: 993,131 steps over 100 s of sliding on a circle).
+  // its history there, so that the step's end needs no projection that would restart it (a
+  // restart at order 1 after every step: about 10,000 steps per second sliding on a circle).
   // The error estimate is left whole, which errs on the safe side: projected as well, CVODE
   // stayed at low orders (87,662 steps and an end error of 4.5e-5, against 2,289 steps and
   // 3.2e-7), presumably because its order selection compares the estimate with unprojected

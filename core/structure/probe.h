@@ -12,9 +12,9 @@
 //   aᵇ:     E = |b·v/a|·E_a + |v·log|a||·E_b + 4|v|
 //   atan2(y, x): E = (|x|·E_y + |y|·E_x)/(x² + y²) + 4|v|
 // Constants and symbols are exact (E = 0): the question is whether the expression as written
-// vanishes, not its decimal source. A value that is not finite, a branch (sign, select, floor:
-// the distance to the nearest integer) whose condition lies within its own error bound, or a derivative that is infinite (√ at 0) makes
-// the point *unreliable*: it says nothing.
+// vanishes, not its decimal source. A value that is not finite, a branch (sign, select; floor:
+// the distance to the nearest integer) whose condition lies within its own error bound, or a
+// derivative that is infinite (√ at 0) makes the point *unreliable*: it says nothing.
 //
 // Verdict: at a reliable point e "looks zero" iff |v| ≤ K·u·E with K = 4 (room for the
 // neglected second-order terms). Then
